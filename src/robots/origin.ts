@@ -1,0 +1,79 @@
+/**
+ * Origins and URLs (R-1..R-6): which origin a robots.txt belongs to, where it lives, and
+ * whether a URL falls in its scope. The WHATWG URL parser does the heavy lifting: it
+ * lower-cases the scheme and host, converts international names to punycode (R-4) and drops
+ * default ports (R-3).
+ */
+
+/** Schemes a robots.txt can govern (R-6): http and https matter; ftp is Google-specific. */
+export const SUPPORTED_SCHEMES = ['http:', 'https:', 'ftp:'] as const;
+
+export class InvalidUrlError extends Error {
+  constructor(
+    readonly input: string,
+    reason: string,
+  ) {
+    super(`invalid URL "${input}": ${reason}`);
+    this.name = 'InvalidUrlError';
+  }
+}
+
+/**
+ * Parses a URL a person typed. A bare host (`example.com`, `example.com/a`) is read as https,
+ * which is what a site owner means today. Throws InvalidUrlError with a reason.
+ */
+export function parseUserUrl(input: string): URL {
+  const trimmed = input.trim();
+  if (trimmed === '') throw new InvalidUrlError(input, 'empty');
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed);
+  let url: URL;
+  try {
+    url = new URL(hasScheme ? trimmed : `https://${trimmed}`);
+  } catch {
+    throw new InvalidUrlError(input, 'not a URL');
+  }
+  if (!(SUPPORTED_SCHEMES as readonly string[]).includes(url.protocol)) {
+    throw new InvalidUrlError(input, `unsupported scheme ${url.protocol.replace(':', '')} (R-6: http, https, ftp)`);
+  }
+  if (url.hostname === '') throw new InvalidUrlError(input, 'no host');
+  return url;
+}
+
+/**
+ * The normalised origin of a URL: scheme + punycode host + non-default port (R-1..R-5), e.g.
+ * `https://www.xn--mller-kva.eu` or `http://example.com:8080`. Path, query, credentials and
+ * fragment are dropped.
+ */
+export function normalizeOrigin(input: string): string {
+  const url = parseUserUrl(input);
+  // URL#origin is "null" for ftp in some runtimes; build it from the parts instead.
+  return `${url.protocol}//${url.host}`;
+}
+
+/** R-1, R-19: the robots.txt of an origin lives at `/robots.txt`, case-sensitive (R-6). */
+export function robotsTxtUrl(origin: string): string {
+  return `${normalizeOrigin(origin)}/robots.txt`;
+}
+
+/**
+ * R-2..R-5: a robots.txt governs exactly its own scheme, host and port. Returns false (never
+ * throws) when either side is not a URL.
+ */
+export function isInScope(robotsUrlOrOrigin: string, url: string): boolean {
+  try {
+    return normalizeOrigin(robotsUrlOrOrigin) === normalizeOrigin(url);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * D-5: the canonical form in which the product evaluates a URL: the WHATWG serialisation
+ * (percent-encodes non-ASCII, punycode host), fragment dropped. The engine itself compares
+ * whatever string it is given, as Google's parser does (T29).
+ */
+export function canonicalUrl(input: string): string {
+  const url = parseUserUrl(input);
+  url.hash = '';
+  return url.href;
+}

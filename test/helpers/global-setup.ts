@@ -1,0 +1,19 @@
+/**
+ * Integration global setup: fails fast, with the command to run, when Postgres or Redis is down.
+ */
+import net from 'node:net';
+
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.setTimeout(2000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+export default async function setup(): Promise<void> {
+  if (!(await reachable('127.0.0.1', 5432))) throw new Error('PostgreSQL is not reachable on 127.0.0.1:5432 (see README: Services)');
+  if (!(await reachable('127.0.0.1', 6379))) throw new Error('Redis is not reachable on 127.0.0.1:6379 (see README: Services)');
+}

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` is pure (no network, no database); `integration` talks to the real
+// Postgres and Redis of the machine and to HTTP servers on 127.0.0.1.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.int.test.ts'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // Two cores: keep at most two integration files at once.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
