@@ -1,0 +1,3 @@
+export * from './fetch-outcome.js';
+export * from './effective-policy.js';
+export * from './retry-schedule.js';
