@@ -7,10 +7,15 @@
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from './io.js';
 import { processIo } from './io.js';
+import { registerCheckCommand } from './commands/check.command.js';
+import { registerEvalCommand } from './commands/eval.command.js';
+import { registerLintCommand } from './commands/lint.command.js';
+import { registerDbCommand } from './commands/db.command.js';
+import { registerSitesCommand } from './commands/sites.command.js';
 
 export type CommandRegistrar = (program: Command, io: CliIo) => void;
 
-const registrars: CommandRegistrar[] = [];
+const registrars: CommandRegistrar[] = [registerCheckCommand, registerLintCommand, registerEvalCommand, registerDbCommand, registerSitesCommand];
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('robots-audit')

@@ -57,7 +57,7 @@ export interface EffectivePolicy<Id> {
 }
 
 export function effectivePolicy<Id>(input: PolicyInput<Id>): EffectivePolicy<Id> {
-  const { outcome, now } = input;
+  const { outcome } = input;
   switch (outcome) {
     case 'ok':
       return { kind: 'rules', reason: 'R-10', rulesFrom: 'current', unreachableSince: null, fallback: false };

@@ -25,7 +25,8 @@ export class InvalidUrlError extends Error {
 export function parseUserUrl(input: string): URL {
   const trimmed = input.trim();
   if (trimmed === '') throw new InvalidUrlError(input, 'empty');
-  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed);
+  // `example.com:8080/x` has no scheme; `mailto:x` and `http://x` do.
+  const hasScheme = /^[a-z][a-z0-9+.-]*:(?!\d)/i.test(trimmed);
   let url: URL;
   try {
     url = new URL(hasScheme ? trimmed : `https://${trimmed}`);

@@ -71,9 +71,13 @@ export interface Explanation extends Verdict {
     kind: 'named' | 'global' | 'none';
     /** The user-agent lines that formed the chosen group (all merged groups, R-34). */
     userAgents: UserAgentLine[];
+    /** Indexes into `RobotsTxt.groups` of the merged groups, ascending ([] for `none`). */
+    groupIndexes: number[];
   };
   /** The rule that decided, or null when no rule matched (allowed by default). */
   rule: (Rule & { viaIndexHtml?: boolean }) | null;
+  /** The explanation as one plain-English sentence, for people. */
+  reason: string;
 }
 
 export type Severity = 'error' | 'warning' | 'info';

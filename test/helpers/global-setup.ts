@@ -1,7 +1,9 @@
 /**
- * Integration global setup: fails fast, with the command to run, when Postgres or Redis is down.
+ * Integration global setup: fails fast, with the command to run, when Postgres or Redis is down;
+ * then builds the migrated template database that `createTestDatabase()` clones (test-db.ts).
  */
 import net from 'node:net';
+import { ensureTemplateDatabase } from './test-db.js';
 
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -16,4 +18,5 @@ function reachable(host: string, port: number): Promise<boolean> {
 export default async function setup(): Promise<void> {
   if (!(await reachable('127.0.0.1', 5432))) throw new Error('PostgreSQL is not reachable on 127.0.0.1:5432 (see README: Services)');
   if (!(await reachable('127.0.0.1', 6379))) throw new Error('Redis is not reachable on 127.0.0.1:6379 (see README: Services)');
+  await ensureTemplateDatabase();
 }

@@ -1,0 +1,125 @@
+/**
+ * `robots-audit check --robots <file|-> --ua <token> <url...>`: is each URL allowed for the
+ * agent, and which line decided. URLs typed by people are put in canonical form first (D-5);
+ * the engine then compares that string byte for byte, as Google's parser does (T29, C16).
+ */
+import type { Command } from 'commander';
+import type { CliIo } from '../io.js';
+import type { CommandRegistrar } from '../main.js';
+import { readInput } from '../read-input.js';
+import { canonicalUrl } from '../../robots/origin.js';
+import { parseRobotsTxt } from '../../robots/index.js';
+import type { Explanation, RobotsTxt } from '../../robots/index.js';
+
+interface CheckOptions {
+  robots: string;
+  ua?: string[];
+  json?: boolean;
+}
+
+/** Width of the verdict column: the longest word, `disallowed`. */
+const VERDICT_WIDTH = 'disallowed'.length;
+
+export const registerCheckCommand: CommandRegistrar = (program: Command, io: CliIo) => {
+  program
+    .command('check')
+    .description('Evaluate URLs against a robots.txt as Googlebot does, and name the line that decides.')
+    .requiredOption('--robots <file>', 'the robots.txt to read, as bytes; "-" reads standard input')
+    .option('--ua <token>', 'user-agent product token, e.g. Googlebot (repeat for several)', collect)
+    .option('--json', 'write one JSON object per URL and agent (JSON Lines)')
+    .argument('<url...>', 'URLs to evaluate (a bare host such as example.com/a is read as https)')
+    .addHelpText(
+      'after',
+      `
+URLs are evaluated in canonical form (D-5): the WHATWG serialisation, i.e. what new URL(u).href
+gives, with the fragment dropped. So https://Example.com/ä#x is checked as https://example.com/%C3%A4.
+The path and query of that form are compared with the rules byte for byte (no decoding).
+The whole file is evaluated as given (D-6); Googlebot reads only its first 500 KiB (R-18), and
+"robots-audit lint" reports content past that point.
+
+Output: one line per URL (per URL and agent with several --ua), e.g.
+  disallowed  https://example.com/private/page  (line 5: Disallow: /private/ in group User-agent: Googlebot)
+A URL that cannot be parsed prints an "error" line; the others are still evaluated and the
+exit code is 2. Exit code 0 otherwise, whatever the verdicts.
+`,
+    )
+    .action(async (urls: string[], _options: unknown, command: Command) => {
+      const options = command.opts<CheckOptions>();
+      const uas = options.ua ?? [];
+      if (uas.length === 0) command.error("error: required option '--ua <token>' not specified");
+      const robots = parseRobotsTxt(await readInput(options.robots, io.stdin));
+      const failed = runChecks(robots, urls, uas, options.json === true, io);
+      if (failed) io.exitCode = 2;
+    });
+};
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Writes one result per URL and agent; returns true when some URL could not be parsed. */
+function runChecks(robots: RobotsTxt, inputs: string[], uas: string[], json: boolean, io: CliIo): boolean {
+  let failed = false;
+  const showAgent = uas.length > 1;
+  for (const input of inputs) {
+    let url: string;
+    try {
+      url = canonicalUrl(input);
+    } catch (err) {
+      failed = true;
+      const message = err instanceof Error ? err.message : String(err);
+      io.stdout.write(json ? `${JSON.stringify({ input, error: message })}\n` : `${'error'.padEnd(VERDICT_WIDTH)}  ${input}  (${message})\n`);
+      continue;
+    }
+    for (const ua of uas) {
+      const explanation = robots.explain(url, ua);
+      io.stdout.write(json ? `${JSON.stringify(jsonResult(input, url, ua, explanation))}\n` : `${textResult(robots, url, ua, explanation, showAgent)}\n`);
+    }
+  }
+  return failed;
+}
+
+function textResult(robots: RobotsTxt, url: string, ua: string, e: Explanation, showAgent: boolean): string {
+  const verdict = (e.allowed ? 'allowed' : 'disallowed').padEnd(VERDICT_WIDTH);
+  const agent = showAgent ? `${ua}  ` : '';
+  return `${verdict}  ${agent}${url}  (${reasonText(robots, e)})`;
+}
+
+/** Why, in words: the deciding line and the group it stands in, or that nothing matched. */
+export function reasonText(robots: RobotsTxt, e: Explanation): string {
+  if (e.rule) {
+    const kind = e.rule.kind === 'allow' ? 'Allow' : 'Disallow';
+    // C8: an Allow of .../index.html also allows the directory itself.
+    const via = e.rule.viaIndexHtml ? `, read as ${e.rule.pattern} (index.html rule)` : '';
+    return `line ${e.rule.line}: ${kind}: ${e.rule.value}${via} in group User-agent: ${groupAgents(robots, e, e.rule.line)}`;
+  }
+  // R-43, T19: no group for the agent and no `*` group: nothing is disallowed.
+  if (e.group.kind === 'none') return `no rule matched; no group applies to ${e.userAgent === '' ? '""' : e.userAgent}`;
+  return `no rule matched; group: ${groupAgents(robots, e, null)}`;
+}
+
+/**
+ * The user-agent values of the group as written, each once: of the group that holds the
+ * deciding rule when there is one, else of all groups merged for the agent (R-31, R-34).
+ */
+function groupAgents(robots: RobotsTxt, e: Explanation, ruleLine: number | null): string {
+  let groups = e.group.groupIndexes.map((i) => robots.groups[i]).filter((g) => g !== undefined);
+  const holder = ruleLine === null ? undefined : groups.find((g) => g.rules.some((r) => r.line === ruleLine));
+  if (holder) groups = [holder];
+  const values = groups.flatMap((g) => g.userAgents.map((u) => u.value));
+  return [...new Set(values.length > 0 ? values : e.group.userAgents.map((u) => u.value))].join(', ');
+}
+
+function jsonResult(input: string, url: string, ua: string, e: Explanation) {
+  return {
+    input,
+    url,
+    ua,
+    allowed: e.allowed,
+    line: e.line,
+    path: e.path,
+    group: e.group,
+    rule: e.rule,
+    reason: e.reason,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * `robots-audit lint <file|->`: what a robots.txt says that its author may not mean, one
+ * diagnostic per line in the compilers' `LINE:severity:code: message` shape so that editors and
+ * grep can use it. Exit code 1 when there is an error-severity diagnostic.
+ */
+import type { Command } from 'commander';
+import type { CliIo } from '../io.js';
+import type { CommandRegistrar } from '../main.js';
+import { readInput } from '../read-input.js';
+import { lintRobotsTxt } from '../../robots/index.js';
+import type { Diagnostic, Severity } from '../../robots/index.js';
+
+interface LintOptions {
+  json?: boolean;
+  all?: boolean;
+}
+
+export const registerLintCommand: CommandRegistrar = (program: Command, io: CliIo) => {
+  program
+    .command('lint')
+    .description('Report problems in a robots.txt: syntax Google ignores, typos, unreachable rules, size.')
+    .argument('<file>', 'the robots.txt to read, as bytes; "-" reads standard input')
+    .option('--json', 'write one JSON object per diagnostic (JSON Lines)')
+    .option('--all', 'include trivia: comments and empty lines')
+    .addHelpText(
+      'after',
+      `
+Output: one diagnostic per line, LINE:severity:code: message (severity: error, warning, info),
+and a summary on standard error. Exit code 1 when there is any error, else 0.
+`,
+    )
+    .action(async (file: string, options: LintOptions) => {
+      const diagnostics = lintRobotsTxt(await readInput(file, io.stdin), { includeTrivia: options.all === true });
+      for (const d of diagnostics) io.stdout.write(options.json ? `${JSON.stringify(d)}\n` : `${formatDiagnostic(d)}\n`);
+      const counts = countBySeverity(diagnostics);
+      io.stderr.write(`${file === '-' ? '<stdin>' : file}: ${summary(counts)}\n`);
+      if (counts.error > 0) io.exitCode = 1;
+    });
+};
+
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.line}:${d.severity}:${d.code}: ${d.message}`;
+}
+
+function countBySeverity(diagnostics: Diagnostic[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const d of diagnostics) counts[d.severity] += 1;
+  return counts;
+}
+
+function summary(counts: Record<Severity, number>): string {
+  if (counts.error + counts.warning + counts.info === 0) return 'no problems found';
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${counts.info} info`;
+}

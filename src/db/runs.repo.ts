@@ -1,0 +1,101 @@
+/**
+ * Audit runs. `run_key` is the idempotency key: creating the run of a night twice (two scheduler
+ * firings, a retried job) returns the first row.
+ */
+import { eq, sql } from 'drizzle-orm';
+import type { Executor } from './client.js';
+import type { RunCounts } from './schema.js';
+import { auditRuns } from './schema.js';
+
+export type AuditRun = typeof auditRuns.$inferSelect;
+export type CreateRunInput = Pick<typeof auditRuns.$inferInsert, 'runKey' | 'trigger' | 'runAt'> &
+  Partial<Pick<typeof auditRuns.$inferInsert, 'portfolioId' | 'startedAt' | 'sitesTotal'>>;
+
+export function createRunsRepo(db: Executor) {
+  async function getRun(id: number): Promise<AuditRun | null> {
+    const rows = await db.select().from(auditRuns).where(eq(auditRuns.id, id)).limit(1);
+    return rows[0] ?? null;
+  }
+
+  async function findRunByKey(runKey: string): Promise<AuditRun | null> {
+    const rows = await db.select().from(auditRuns).where(eq(auditRuns.runKey, runKey)).limit(1);
+    return rows[0] ?? null;
+  }
+
+  /** Totals of a run from its rows: snapshots by outcome and by policy, changes by kind. */
+  async function computeCounts(runId: number): Promise<RunCounts> {
+    const result = await db.execute<{ group: string; key: string; n: string }>(sql`
+      select 'outcome' as "group", outcome::text as key, count(*) as n from snapshots where run_id = ${runId} group by outcome
+      union all
+      select 'policy', policy::text, count(*) from snapshots where run_id = ${runId} group by policy
+      union all
+      select 'change', kind, count(*) from snapshot_changes, unnest(kinds) as kind where run_id = ${runId} group by kind`);
+    const counts: RunCounts = {};
+    for (const row of result.rows) (counts[row.group] ??= {})[row.key] = Number(row.n);
+    return counts;
+  }
+
+  return {
+    getRun,
+    findRunByKey,
+    computeCounts,
+
+    /** Creates the run unless its key exists; returns the row either way. */
+    async createRun(input: CreateRunInput): Promise<{ run: AuditRun; created: boolean }> {
+      const rows = await db.insert(auditRuns).values(input).onConflictDoNothing({ target: auditRuns.runKey }).returning();
+      if (rows[0]) return { run: rows[0], created: true };
+      const existing = await findRunByKey(input.runKey);
+      if (!existing) throw new Error(`run ${input.runKey} neither inserted nor found`);
+      return { run: existing, created: false };
+    },
+
+    /** Sets `started_at` the first time only. */
+    async markStarted(runId: number, at: Date = new Date()): Promise<void> {
+      await db
+        .update(auditRuns)
+        .set({ startedAt: sql`coalesce(${auditRuns.startedAt}, ${at.toISOString()}::timestamptz)` })
+        .where(eq(auditRuns.id, runId));
+    },
+
+    /**
+     * Merges count groups into the run's `counts`: each given group's keys are set (not added),
+     * so calling it twice with the same numbers changes nothing.
+     */
+    async addCounts(runId: number, counts: RunCounts): Promise<void> {
+      const delta = sql`${JSON.stringify(counts)}::jsonb`;
+      const current = auditRuns.counts;
+      await db
+        .update(auditRuns)
+        .set({
+          counts: sql`(
+            select coalesce(jsonb_object_agg(k, case when ${delta} ? k
+                                                     then coalesce(${current} -> k, '{}'::jsonb) || (${delta} -> k)
+                                                     else ${current} -> k end), '{}'::jsonb)
+            from (select jsonb_object_keys(${current}) union select jsonb_object_keys(${delta})) as keys(k))`,
+        })
+        .where(eq(auditRuns.id, runId));
+    },
+
+    /**
+     * Ends a run: status, `finished_at` (the first time only) and counts recomputed from the
+     * run's rows, so finishing twice gives the same result.
+     */
+    async finishRun(runId: number, options: { status: 'completed' | 'failed'; finishedAt?: Date }): Promise<AuditRun> {
+      const counts = await computeCounts(runId);
+      const at = (options.finishedAt ?? new Date()).toISOString();
+      const rows = await db
+        .update(auditRuns)
+        .set({
+          status: options.status,
+          finishedAt: sql`coalesce(${auditRuns.finishedAt}, ${at}::timestamptz)`,
+          counts: sql`${auditRuns.counts} || ${JSON.stringify(counts)}::jsonb`,
+        })
+        .where(eq(auditRuns.id, runId))
+        .returning();
+      if (!rows[0]) throw new Error(`no run ${runId}`);
+      return rows[0];
+    },
+  };
+}
+
+export type RunsRepo = ReturnType<typeof createRunsRepo>;

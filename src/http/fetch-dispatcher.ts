@@ -1,0 +1,84 @@
+/**
+ * The undici Agent the fetcher talks through. It carries the SSRF guard into every connection:
+ * names go through the guarded lookup (pins, then DNS, then the guard), literal IP hosts are
+ * judged before a socket is opened, and the address a socket really reached is judged once more.
+ * It follows no redirects (no redirect interceptor): fetch-robots-txt.ts follows them itself so
+ * that each hop is recorded and guarded.
+ *
+ * It also remembers, per origin, the address its last connection reached, so that a result can
+ * say where the bytes came from. With one request at a time per host (HostGate) that is exact.
+ */
+import net from 'node:net';
+import { Agent, buildConnector } from 'undici';
+import { createGuardedLookup, type Resolver } from './guarded-lookup.js';
+import { parseResolvePins } from './resolve-pins.js';
+import { createSsrfGuard, SsrfBlockedError } from './ssrf-guard.js';
+
+export interface FetchDispatcherOptions {
+  connectTimeoutMs: number;
+  allowNetworks: readonly string[];
+  resolvePins: readonly string[];
+  /** Tests inject a resolver; production uses dns.lookup. */
+  resolver?: Resolver;
+}
+
+export interface FetchDispatcher {
+  readonly agent: Agent;
+  /** The remote address of the last connection to the URL's scheme, host and port, if any. */
+  remoteAddress(url: URL): string | null;
+  /** Closes every connection now (in-flight requests fail). */
+  close(): Promise<void>;
+}
+
+function defaultPort(protocol: string): string {
+  return protocol === 'https:' ? '443' : '80';
+}
+
+function connectionKey(protocol: string, hostname: string, port: string): string {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return `${protocol}//${host.toLowerCase()}:${port || defaultPort(protocol)}`;
+}
+
+/** Builds a guarded Agent. Invalid `allowNetworks` or `resolvePins` entries throw (configuration errors). */
+export function createFetchDispatcher(options: FetchDispatcherOptions): FetchDispatcher {
+  const guard = createSsrfGuard(options.allowNetworks);
+  const pins = parseResolvePins(options.resolvePins);
+  const lookup = createGuardedLookup({ guard, pins, resolver: options.resolver });
+  const base = buildConnector({ timeout: options.connectTimeoutMs, lookup });
+  const remoteAddresses = new Map<string, string>();
+
+  const connect: buildConnector.connector = (opts, callback) => {
+    // Node does no lookup for an IP literal, so the guard must see it here, before any packet.
+    if (net.isIP(opts.hostname) !== 0) {
+      const verdict = guard.check(opts.hostname);
+      if (!verdict.allowed) {
+        callback(new SsrfBlockedError(opts.hostname, verdict.address, verdict.reason), null);
+        return;
+      }
+    }
+    base(opts, (...args) => {
+      const [err, socket] = args;
+      if (err !== null) {
+        callback(err, null);
+        return;
+      }
+      const reached = socket.remoteAddress;
+      // Second line of defence: whatever path led here, the peer itself must pass.
+      const verdict = reached ? guard.check(reached) : null;
+      if (!reached || !verdict?.allowed) {
+        socket.destroy();
+        callback(new SsrfBlockedError(opts.hostname, reached ?? 'unknown address', verdict?.reason ?? 'peer address unknown'), null);
+        return;
+      }
+      remoteAddresses.set(connectionKey(opts.protocol, opts.hostname, opts.port), reached);
+      callback(null, socket);
+    });
+  };
+
+  const agent = new Agent({ connect });
+  return {
+    agent,
+    remoteAddress: (url) => remoteAddresses.get(connectionKey(url.protocol, url.hostname, url.port)) ?? null,
+    close: () => agent.destroy(),
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Every diagnostic the linter can emit: a stable kebab-case code, its severity and a one-line
+ * description (the README documents this table). `error`: the file does not work as a
+ * robots.txt; `warning`: Google reads something other than the author probably meant, or
+ * other parsers read it differently; `info`: worth knowing, harmless.
+ */
+import type { Severity } from './types.js';
+
+export interface LintCodeInfo {
+  severity: Severity;
+  description: string;
+  /** Trivia are reported only with `includeTrivia` (comment and empty lines). */
+  trivia?: boolean;
+}
+
+export const LINT_CODES = {
+  'html-body': { severity: 'error', description: 'The body is an HTML page, not a robots.txt; only lines that happen to be directives count (R-21).' },
+  'utf16-body': { severity: 'error', description: 'The body is UTF-16; Google reads bytes and sees NULs, so no directive is read (C20, R-20).' },
+  'typo-accepted': { severity: 'warning', description: 'A misspelt key Google accepts (useragent, disalow, site-map, ...); strict RFC 9309 parsers ignore the line (C2, D-1).' },
+  'key-prefix-accepted': { severity: 'warning', description: 'A key that only starts with a known name (Disallowed, User-agents); Google accepts it, strict RFC 9309 parsers ignore the line (C1, D-1).' },
+  'missing-colon': { severity: 'warning', description: 'No colon between key and value; Google accepts two whitespace-separated words, RFC 9309 requires the colon (T5, R2).' },
+  'line-too-long': { severity: 'warning', description: 'A line longer than 16663 bytes; Google drops the rest of it and reads what is left (C28).' },
+  'not-a-directive': { severity: 'warning', description: 'A line that is not a `key: value` directive; it is ignored (R3, R7).' },
+  'rule-outside-group': { severity: 'warning', description: 'An allow/disallow before the first user-agent line; it belongs to no group and is ignored (R-32, T6).' },
+  'path-not-anchored': { severity: 'warning', description: 'A rule path that starts with neither `/` nor `*`; Google never matches it (R-51, C6).' },
+  'conflicting-rule': { severity: 'warning', description: 'The same pattern is both allowed and disallowed for one agent; the allow wins (T22, C31).' },
+  'disallow-all': { severity: 'warning', description: 'The `*` group disallows the whole site.' },
+  'agent-name-truncated': { severity: 'warning', description: 'A user-agent value Google cuts to a shorter name (Googlebot/2.1 -> googlebot, Foo Bar -> foo) (T16, C9, C10).' },
+  'empty-user-agent': { severity: 'warning', description: 'An empty user-agent value; the group applies to no real crawler (C11).' },
+  'sitemap-not-absolute': { severity: 'warning', description: 'A sitemap that is not an absolute http(s) URL (R-58).' },
+  'invalid-utf8': { severity: 'warning', description: 'A line that is not valid UTF-8; its non-ASCII bytes may not mean what the author intended (R-20, R-27).' },
+  'misplaced-bom': { severity: 'warning', description: 'A byte-order mark that is not at byte 0; Google keeps it and the line breaks (T46, C25).' },
+  'partial-bom': { severity: 'warning', description: 'The file starts with an incomplete byte-order mark; Google skips it, other parsers may not (T45).' },
+  'nul-byte': { severity: 'warning', description: 'A NUL byte; Google ignores the rest of its line (C20).' },
+  'beyond-size-limit': { severity: 'warning', description: 'Content past 500 KiB, which Google ignores (R-18, D-6).' },
+  'unknown-key': { severity: 'info', description: 'A key no parser of Google uses; the line is ignored (T4, R5).' },
+  'unsupported-key': { severity: 'info', description: 'A key Google recognises but ignores: crawl-delay, host, noindex, clean-param, ... (R6).' },
+  'empty-rule-value': { severity: 'info', description: 'An allow/disallow with no path; it has no effect, so an empty Disallow allows everything (R-50, T23).' },
+  bom: { severity: 'info', description: 'The file starts with a UTF-8 byte-order mark; Google skips it (T45, R-22).' },
+  comment: { severity: 'info', description: 'A comment (reported only with includeTrivia) (R4).', trivia: true },
+  'empty-line': { severity: 'info', description: 'An empty line (reported only with includeTrivia) (R4).', trivia: true },
+} as const satisfies Record<string, LintCodeInfo>;
+
+export type LintCode = keyof typeof LINT_CODES;

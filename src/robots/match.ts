@@ -1,0 +1,245 @@
+/**
+ * Matching: which part of a URL is compared (T48), whether a pattern matches it (T31-T42, C5,
+ * C6), and which of several matching rules decides (T21-T25, C3, C4, C31, D-2), including
+ * Google's index.html rule (T34, C8). Pure and allocation-free on the hot path; no regular
+ * expressions, so no backtracking.
+ */
+import type { Rule } from './types.js';
+
+const SLASH = 0x2f;
+const QUESTION = 0x3f;
+const SEMICOLON = 0x3b;
+
+/** `std::string::find_first_of("/?;", from)`; -1 when none. */
+function findPathStart(url: string, from: number): number {
+  for (let i = from; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === SLASH || c === QUESTION || c === SEMICOLON) return i;
+  }
+  return -1;
+}
+
+/**
+ * T48, C19: Google's `GetPathParamsQuery`: drops scheme, authority and fragment and keeps
+ * path + params + query, always starting with `/`. The URL is not decoded or normalised
+ * (T29, C16): D-5 canonicalisation is the caller's job (origin.ts `canonicalUrl`).
+ */
+export function getPathParamsQuery(url: string): string {
+  // Initial two slashes: a protocol-relative URL.
+  const searchStart = url.length >= 2 && url.charCodeAt(0) === SLASH && url.charCodeAt(1) === SLASH ? 2 : 0;
+  const earlyPath = findPathStart(url, searchStart);
+  let protocolEnd = url.indexOf('://', searchStart);
+  // A `/`, `?` or `;` before `://` means the `://` is not the end of a scheme.
+  if (earlyPath !== -1 && (protocolEnd === -1 || earlyPath < protocolEnd)) protocolEnd = -1;
+  protocolEnd = protocolEnd === -1 ? searchStart : protocolEnd + 3;
+
+  const pathStart = findPathStart(url, protocolEnd);
+  if (pathStart === -1) return '/';
+  const hashPos = url.indexOf('#', searchStart);
+  if (hashPos !== -1 && hashPos < pathStart) return '/';
+  const pathEnd = hashPos === -1 ? url.length : hashPos;
+  const path = url.slice(pathStart, pathEnd);
+  // `example.com?a` -> `/?a`, `http://x;a` -> `/;a`.
+  return url.charCodeAt(pathStart) === SLASH ? path : '/' + path;
+}
+
+/**
+ * `prefix`: no `*`, no final `$` (T37, R-52); `exact`: no `*`, final `$` (T32);
+ * `wildcard`: at least one `*`.
+ */
+export type PatternKind = 'prefix' | 'exact' | 'wildcard';
+
+/**
+ * A pattern prepared for matching. `$` is an anchor only as the last character (C5); every
+ * other character, including `%` and a non-final `$`, is a literal byte. Patterns are ASCII
+ * (escapePattern), and a non-ASCII character of a raw URL can therefore only be stepped over
+ * by `*` (C32), exactly as the bytes of its UTF-8 form would be.
+ */
+export interface CompiledPattern {
+  readonly source: string;
+  readonly kind: PatternKind;
+  /** Prefix/Exact: the literal. Wildcard: the text before the first `*`. */
+  readonly head: string;
+  /** Wildcard only: the non-empty literals between `*`s. */
+  readonly middle: readonly Literal[];
+  /** Wildcard only: the text after the last `*`. */
+  readonly tail: Literal;
+  readonly anchored: boolean;
+}
+
+/**
+ * Literals at least this long are searched with Knuth-Morris-Pratt, which is linear in the
+ * path; `String#indexOf` is faster on short ones but quadratic on crafted long ones
+ * (`*aaaa…baaaa…` against a path of `a`s).
+ */
+export const KMP_MIN_LITERAL = 16;
+
+/** A literal between `*`s, with its KMP failure table when it is long. */
+export class Literal {
+  readonly text: string;
+  private readonly fail: Int32Array | null;
+
+  constructor(text: string) {
+    this.text = text;
+    this.fail = text.length >= KMP_MIN_LITERAL ? failureTable(text) : null;
+  }
+
+  /** The first index >= from where the literal occurs in `s`, or -1. */
+  indexIn(s: string, from: number): number {
+    const fail = this.fail;
+    if (fail === null) return s.indexOf(this.text, from);
+    const t = this.text;
+    const m = t.length;
+    let k = 0;
+    for (let i = from; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      while (k > 0 && t.charCodeAt(k) !== c) k = fail[k - 1] as number;
+      if (t.charCodeAt(k) === c) k++;
+      if (k === m) return i - m + 1;
+    }
+    return -1;
+  }
+}
+
+function failureTable(t: string): Int32Array {
+  const fail = new Int32Array(t.length);
+  let k = 0;
+  for (let i = 1; i < t.length; i++) {
+    while (k > 0 && t.charCodeAt(i) !== t.charCodeAt(k)) k = fail[k - 1] as number;
+    if (t.charCodeAt(i) === t.charCodeAt(k)) k++;
+    fail[i] = k;
+  }
+  return fail;
+}
+
+const NO_LITERAL = new Literal('');
+
+export function compilePattern(pattern: string): CompiledPattern {
+  const anchored = pattern.length > 0 && pattern.charCodeAt(pattern.length - 1) === 0x24;
+  const body = anchored ? pattern.slice(0, -1) : pattern;
+  const star = body.indexOf('*');
+  if (star === -1) {
+    return { source: pattern, kind: anchored ? 'exact' : 'prefix', head: body, middle: [], tail: NO_LITERAL, anchored };
+  }
+  const parts = body.split('*');
+  const head = parts[0] as string;
+  const tail = new Literal(parts[parts.length - 1] as string);
+  const middle = parts
+    .slice(1, -1)
+    .filter((p) => p.length > 0)
+    .map((p) => new Literal(p));
+  return { source: pattern, kind: 'wildcard', head, middle, tail, anchored };
+}
+
+/**
+ * Whether `path` matches the compiled pattern, anchored at its first character.
+ *
+ * Wildcard patterns are matched greedily: each literal between `*`s is taken at its leftmost
+ * occurrence after the previous one. With `*` as the only wildcard the leftmost choice leaves
+ * the longest remainder, so if any assignment matches, this one does. Each literal is
+ * searched once, from a position that only moves forward, and long literals with KMP, so the
+ * work is O(len(pattern) × len(path)) at worst (short literals), with no backtracking.
+ */
+export function matchCompiled(p: CompiledPattern, path: string): boolean {
+  switch (p.kind) {
+    case 'prefix':
+      return path.startsWith(p.head);
+    case 'exact':
+      return path === p.head;
+    default: {
+      if (!path.startsWith(p.head)) return false;
+      let pos = p.head.length;
+      const middle = p.middle;
+      for (let i = 0; i < middle.length; i++) {
+        const lit = middle[i] as Literal;
+        const at = lit.indexIn(path, pos);
+        if (at === -1) return false;
+        pos = at + lit.text.length;
+      }
+      const tail = p.tail.text;
+      if (p.anchored) {
+        // The text after the last `*` must end the path, after everything matched so far.
+        return path.length - tail.length >= pos && path.endsWith(tail);
+      }
+      return tail.length === 0 || p.tail.indexIn(path, pos) !== -1;
+    }
+  }
+}
+
+/** Convenience for tests and tools: does `pattern` (already normalised) match `path`? */
+export function matchesPattern(path: string, pattern: string): boolean {
+  return matchCompiled(compilePattern(pattern), path);
+}
+
+/**
+ * C8: Google's index.html rule. When the last `/`-segment of an allow pattern starts with
+ * `index.htm`, the pattern `<up to that />$` also allows the directory itself. Returns that
+ * pattern, or null.
+ */
+export function indexHtmlPattern(allowPattern: string): string | null {
+  const slash = allowPattern.lastIndexOf('/');
+  if (slash === -1 || !allowPattern.startsWith('/index.htm', slash)) return null;
+  return allowPattern.slice(0, slash + 1) + '$';
+}
+
+/** A rule ready for matching. */
+export interface CompiledRule {
+  readonly rule: Rule;
+  readonly allow: boolean;
+  /** D-2, C3: the length of the pattern in octets, `*` and `$` included. */
+  readonly priority: number;
+  readonly pattern: CompiledPattern;
+  /** True for the directory pattern synthesised from an index.html allow (C8). */
+  readonly viaIndexHtml: boolean;
+}
+
+/** Compiles one rule, plus its index.html companion (C8) when it has one. */
+export function compileRule(rule: Rule): CompiledRule[] {
+  const out: CompiledRule[] = [
+    { rule, allow: rule.kind === 'allow', priority: rule.pattern.length, pattern: compilePattern(rule.pattern), viaIndexHtml: false },
+  ];
+  if (rule.kind === 'allow') {
+    const dir = indexHtmlPattern(rule.pattern);
+    // Google tries the directory pattern only when the index.html pattern did not match; it is
+    // always shorter, so as an ordinary candidate it can win only in exactly those cases.
+    if (dir !== null) {
+      out.push({ rule, allow: true, priority: dir.length, pattern: compilePattern(dir), viaIndexHtml: true });
+    }
+  }
+  return out;
+}
+
+/**
+ * Orders compiled rules for `decide`: highest priority first, then file order, which is the
+ * order in which Google's matcher keeps the first of equally long matches.
+ */
+export function sortForDecision(rules: CompiledRule[]): CompiledRule[] {
+  return rules.sort((a, b) => b.priority - a.priority || a.rule.line - b.rule.line);
+}
+
+/**
+ * The rule Google reports for `path` among `rules` (sorted by sortForDecision), or null when
+ * none matches. Google keeps the longest matching allow and the longest matching disallow
+ * (the first of equals) and reports the disallow only when it is strictly longer (T22, C4,
+ * C31). Scanning from the longest down, the first match decides unless it is a disallow, in
+ * which case an allow of the same length still wins.
+ */
+export function decide(rules: readonly CompiledRule[], path: string): CompiledRule | null {
+  let found: CompiledRule | null = null;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i] as CompiledRule;
+    if (found !== null && (r.priority < found.priority || !r.allow)) {
+      if (r.priority < found.priority) break;
+      continue;
+    }
+    if (!matchCompiled(r.pattern, path)) continue;
+    if (r.allow) return r;
+    found = r;
+  }
+  return found;
+}
+
+/** T23: an empty pattern matches with priority 0, which never disallows. */
+export function isAllowedBy(decisive: CompiledRule | null): boolean {
+  return decisive === null || decisive.allow || decisive.priority === 0;
+}

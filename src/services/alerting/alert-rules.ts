@@ -1,0 +1,413 @@
+/**
+ * Which alerts one site raises for one nightly run, and how severe they are (pure).
+ *
+ * | severity | kind                    | raised when                                                                    |
+ * |----------|-------------------------|--------------------------------------------------------------------------------|
+ * | critical | `site_unreachable`      | the effective policy becomes full disallow because robots.txt answers 5xx or   |
+ * |          |                         | cannot be fetched (R-13, R-15, D-3)                                            |
+ * | critical | `disallow_all_added`    | `Disallow: /` (or `/*`, `*`) appears for Googlebot, Bingbot or `*`             |
+ * | critical | `search_url_disallowed` | a tracked URL flips from allowed to disallowed for a search crawler            |
+ * | warning  | `rules_changed`         | a group appears or goes, or an agent's allow/disallow rules change             |
+ * | warning  | `ai_access_changed`     | an AI crawler is newly blocked or unblocked, at `/` or at a tracked URL        |
+ * | warning  | `allow_all_4xx`         | the effective policy becomes full allow because robots.txt answers 4xx (R-12), |
+ * |          |                         | 429 (D-4) or ends in too many redirects (R-11)                                 |
+ * | info     | `search_url_allowed`    | a tracked URL flips from disallowed to allowed for a search crawler            |
+ * | info     | `site_recovered`        | robots.txt is reachable again after a full disallow from a failure             |
+ * | info     | `fallback_started`      | unreachable for more than 30 days: the last good copy (or full allow) applies  |
+ * |          |                         | (R-14, D-3)                                                                    |
+ * | info     | `fallback_ended`        | the 30-day fallback is over                                                    |
+ * | info     | `sitemaps_changed`      | a `Sitemap:` URL appears or goes                                               |
+ * | info     | `records_changed`       | another known directive changes (crawl-delay, host, content-signal, ...)       |
+ * | info     | `comments_only`         | the bytes changed but no crawler reads a difference                            |
+ *
+ * Decisions:
+ * - Grouping: one alert per site, run and kind. A night in which forty tracked URLs become
+ *   disallowed for Googlebot raises one critical alert that lists them (up to
+ *   `MAX_FLIPS_PER_ALERT`), not forty.
+ * - Dedupe key: a hash of (run id, site id, kind); with grouping the subject of an alert is the
+ *   site itself. A retried job or a re-run of the same run produces the same keys, so an
+ *   `ON CONFLICT DO NOTHING` insert never duplicates an alert.
+ * - Policy transitions explain their flips: when a night raises `site_unreachable`,
+ *   `allow_all_4xx`, `site_recovered`, `fallback_started` or `fallback_ended`, every URL flipped
+ *   because the rules stopped (or started) applying; the flips are listed in that alert and do
+ *   not raise `search_url_*` or `ai_access_changed` of their own.
+ * - The first night of a site (no previous policy) is a baseline: nothing has changed, so only
+ *   `site_unreachable` can be raised.
+ * - A flip needs a previous verdict: `from: null` (a URL tracked since tonight) is no flip.
+ * - Flips of other families (seo, social, other) raise nothing of their own; a rule change
+ *   behind them raises `rules_changed`.
+ */
+import { createHash } from 'node:crypto';
+import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.js';
+import type { RobotsChangeKind, RobotsDiff } from '../../robots/diff.js';
+import { describeRobotsDiff } from '../../robots/diff.js';
+import type { RuleKind } from '../../robots/types.js';
+
+export type AlertSeverity = 'critical' | 'warning' | 'info';
+
+export const ALERT_KINDS = [
+  'site_unreachable',
+  'disallow_all_added',
+  'search_url_disallowed',
+  'rules_changed',
+  'ai_access_changed',
+  'allow_all_4xx',
+  'search_url_allowed',
+  'site_recovered',
+  'fallback_started',
+  'fallback_ended',
+  'sitemaps_changed',
+  'records_changed',
+  'comments_only',
+] as const;
+
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+export interface AlertRule {
+  kind: AlertKind;
+  severity: AlertSeverity;
+  /** One sentence for the README and for people reading an alert. */
+  when: string;
+  /** Spec ids the rule rests on. */
+  spec: readonly string[];
+}
+
+/** The rules of the table above, as data (README, docs, tests). Alerts come out in this order. */
+export const ALERT_RULES = [
+  {
+    kind: 'site_unreachable',
+    severity: 'critical',
+    when: 'The effective policy becomes full disallow because robots.txt answers 5xx or cannot be fetched.',
+    spec: ['R-13', 'R-15', 'D-3'],
+  },
+  {
+    kind: 'disallow_all_added',
+    severity: 'critical',
+    when: 'A `Disallow: /` (or `/*`, `*`) rule appears for Googlebot, Bingbot or `*`.',
+    spec: ['R-54', 'C6'],
+  },
+  {
+    kind: 'search_url_disallowed',
+    severity: 'critical',
+    when: 'A tracked URL flips from allowed to disallowed for a search crawler.',
+    spec: ['R-40', 'R-56'],
+  },
+  {
+    kind: 'rules_changed',
+    severity: 'warning',
+    when: "A user-agent group appears or goes, or an agent's allow/disallow rules change.",
+    spec: ['R-30', 'R-34'],
+  },
+  {
+    kind: 'ai_access_changed',
+    severity: 'warning',
+    when: 'An AI crawler is newly blocked or unblocked, at `/` or at a tracked URL.',
+    spec: ['R-40'],
+  },
+  {
+    kind: 'allow_all_4xx',
+    severity: 'warning',
+    when: 'The effective policy becomes full allow because robots.txt answers 4xx, 429 or ends in too many redirects.',
+    spec: ['R-12', 'D-4', 'R-11'],
+  },
+  {
+    kind: 'search_url_allowed',
+    severity: 'info',
+    when: 'A tracked URL flips from disallowed to allowed for a search crawler.',
+    spec: ['R-40', 'R-56'],
+  },
+  {
+    kind: 'site_recovered',
+    severity: 'info',
+    when: 'robots.txt is reachable again after a full disallow caused by a failure.',
+    spec: ['R-13', 'R-15'],
+  },
+  {
+    kind: 'fallback_started',
+    severity: 'info',
+    when: 'Unreachable for more than 30 days: the last good copy, or full allow, applies.',
+    spec: ['R-14', 'D-3'],
+  },
+  { kind: 'fallback_ended', severity: 'info', when: 'The 30-day fallback is over.', spec: ['R-14', 'D-3'] },
+  { kind: 'sitemaps_changed', severity: 'info', when: 'A `Sitemap:` URL appears or goes.', spec: ['R-58'] },
+  {
+    kind: 'records_changed',
+    severity: 'info',
+    when: 'Another known directive changes (crawl-delay, host, content-signal, clean-param, ...).',
+    spec: ['R-28'],
+  },
+  {
+    kind: 'comments_only',
+    severity: 'info',
+    when: 'The bytes changed but no crawler reads a difference (comments, whitespace, order, key case).',
+    spec: ['R-23', 'R-24', 'R-35'],
+  },
+] as const satisfies readonly AlertRule[];
+
+export const SEVERITY_OF: Readonly<Record<AlertKind, AlertSeverity>> = Object.fromEntries(
+  ALERT_RULES.map((r) => [r.kind, r.severity]),
+) as Record<AlertKind, AlertSeverity>;
+
+/** Agents whose new disallow-everything rule is critical: the two big search engines and the default group. */
+export const CRITICAL_DISALLOW_ALL_TOKENS: readonly string[] = ['*', 'googlebot', 'bingbot'];
+
+/** Flips kept in one alert's details; the count of all of them is kept beside. */
+export const MAX_FLIPS_PER_ALERT = 200;
+
+/** Families of `user-agents.json`. */
+export type AgentFamily = 'search' | 'ai' | 'seo' | 'social' | 'other';
+
+export interface FlipRule {
+  kind: RuleKind;
+  /** The rule as written. */
+  value: string;
+  line: number;
+}
+
+/** One verdict of a tracked URL for a tracked agent that differs from the previous night. */
+export interface VerdictFlip {
+  url: string;
+  /** The agent as configured (display form, e.g. `Googlebot`). */
+  agent: string;
+  agentFamily: AgentFamily;
+  /** True for the site root `/`, the verdict that stands for the whole site. */
+  isRoot: boolean;
+  /** Previous verdict (true: allowed); null when the URL had none. */
+  from: boolean | null;
+  to: boolean;
+  /** Why it flipped (e.g. `rules`, `policy`), as the verdict-flip computation labels it. */
+  cause: string;
+  ruleBefore: FlipRule | null;
+  ruleAfter: FlipRule | null;
+}
+
+export interface SiteNightChange {
+  /** Change kinds of the robots.txt body against the previous one; empty when no body was fetched. */
+  kinds: readonly RobotsChangeKind[];
+  rulesDiff: RobotsDiff | null;
+  /** Null on the first night of a site. */
+  outcomeFrom: FetchOutcome | null;
+  outcomeTo: FetchOutcome;
+  /** Null on the first night of a site. */
+  policyFrom: PolicyKind | null;
+  policyTo: PolicyKind;
+  policyReasonTo: PolicyReason;
+  /** D-3: the 30-day fallback came into force tonight. */
+  fallbackStarted: boolean;
+  /** D-3: the fallback stopped applying tonight. */
+  fallbackEnded: boolean;
+}
+
+export interface SiteNightInput {
+  runId: string;
+  siteId: string | number;
+  origin: string;
+  change: SiteNightChange;
+  flips: readonly VerdictFlip[];
+}
+
+export interface AlertFlip {
+  url: string;
+  agent: string;
+  agentFamily: AgentFamily;
+  isRoot: boolean;
+  from: boolean | null;
+  to: boolean;
+  cause: string;
+  ruleBefore: FlipRule | null;
+  ruleAfter: FlipRule | null;
+}
+
+/** JSON-ready details; which fields are set depends on the kind. */
+export interface AlertDetails {
+  /** Flips listed by this alert (at most `MAX_FLIPS_PER_ALERT`). */
+  flips?: AlertFlip[];
+  /** How many flips there were in all. */
+  flipsTotal?: number;
+  /** `disallow_all_added`: the user-agent values as written. */
+  agents?: string[];
+  /** The semantic diff as lines (`describeRobotsDiff`). */
+  diffLines?: string[];
+  agentsAdded?: string[];
+  agentsRemoved?: string[];
+  sitemapsAdded?: string[];
+  sitemapsRemoved?: string[];
+  policy?: {
+    from: PolicyKind | null;
+    to: PolicyKind;
+    reason: PolicyReason;
+    outcomeFrom: FetchOutcome | null;
+    outcomeTo: FetchOutcome;
+  };
+}
+
+export interface AlertDraft {
+  dedupeKey: string;
+  severity: AlertSeverity;
+  kind: AlertKind;
+  title: string;
+  runId: string;
+  siteId: string;
+  origin: string;
+  details: AlertDetails;
+}
+
+/** Deterministic key of the alert of one kind for one site in one run; safe as a job id (no `:`, not all digits). */
+export function alertDedupeKey(runId: string, siteId: string | number, kind: AlertKind): string {
+  const hash = createHash('sha256').update(JSON.stringify([runId, String(siteId), kind])).digest('hex');
+  return `${kind}-${hash.slice(0, 32)}`;
+}
+
+const OUTCOME_LABEL: Readonly<Record<FetchOutcome, string>> = {
+  ok: '2xx',
+  unavailable: '4xx',
+  rate_limited: '429',
+  server_error: '5xx',
+  network_error: 'network failure',
+  redirect_limit: 'too many redirects',
+};
+
+export function outcomeLabel(outcome: FetchOutcome | null): string {
+  return outcome === null ? 'none' : OUTCOME_LABEL[outcome];
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+function flipDetails(flips: readonly VerdictFlip[]): Pick<AlertDetails, 'flips' | 'flipsTotal'> {
+  const sorted = [...flips].sort((a, b) => a.url.localeCompare(b.url) || a.agent.localeCompare(b.agent));
+  return {
+    flips: sorted.slice(0, MAX_FLIPS_PER_ALERT).map((f) => ({
+      url: f.url,
+      agent: f.agent,
+      agentFamily: f.agentFamily,
+      isRoot: f.isRoot,
+      from: f.from,
+      to: f.to,
+      cause: f.cause,
+      ruleBefore: f.ruleBefore,
+      ruleAfter: f.ruleAfter,
+    })),
+    flipsTotal: flips.length,
+  };
+}
+
+const distinct = (values: readonly string[]) => [...new Set(values)];
+
+/** The alerts of one site for one run, most severe first (the order of `ALERT_RULES`). */
+export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
+  const { runId, origin, change } = input;
+  const siteId = String(input.siteId);
+  const out: AlertDraft[] = [];
+  const add = (kind: AlertKind, title: string, details: AlertDetails) =>
+    out.push({ dedupeKey: alertDedupeKey(runId, siteId, kind), severity: SEVERITY_OF[kind], kind, title, runId, siteId, origin, details });
+
+  const firstNight = change.policyFrom === null;
+  const policy: AlertDetails['policy'] = {
+    from: change.policyFrom,
+    to: change.policyTo,
+    reason: change.policyReasonTo,
+    outcomeFrom: change.outcomeFrom,
+    outcomeTo: change.outcomeTo,
+  };
+  const flips = firstNight ? [] : input.flips.filter((f) => f.from !== null && f.from !== f.to);
+  const policyChanged = change.policyFrom !== change.policyTo;
+
+  // Policy transitions (the flips of such a night are theirs).
+  const unreachable =
+    change.policyTo === 'disallow_all' && change.policyFrom !== 'disallow_all' && (change.policyReasonTo === 'R-13' || change.policyReasonTo === 'R-15');
+  const allowAll4xx =
+    !firstNight &&
+    policyChanged &&
+    change.policyTo === 'allow_all' &&
+    (change.policyReasonTo === 'R-12' || change.policyReasonTo === 'D-4' || change.policyReasonTo === 'R-11');
+  // 5xx -> 4xx is reported as allow_all_4xx alone.
+  const recovered =
+    !firstNight && change.policyFrom === 'disallow_all' && change.policyTo !== 'disallow_all' && !allowAll4xx && !change.fallbackStarted;
+  const fallbackStarted = !firstNight && change.fallbackStarted;
+  const fallbackEnded = !firstNight && change.fallbackEnded;
+  const transition = unreachable || allowAll4xx || recovered || fallbackStarted || fallbackEnded;
+  // The night's flips go to the first transition alert raised, once.
+  let flipsClaimed = false;
+  const transitionFlips = (): Pick<AlertDetails, 'flips' | 'flipsTotal'> => {
+    if (flipsClaimed || flips.length === 0) return {};
+    flipsClaimed = true;
+    return flipDetails(flips);
+  };
+
+  if (unreachable) {
+    add('site_unreachable', `robots.txt unreachable on ${origin} (${outcomeLabel(change.outcomeTo)}): crawlers must not crawl anything`, {
+      policy,
+      ...transitionFlips(),
+    });
+  }
+
+  const diff = firstNight ? null : change.rulesDiff;
+  const disallowAll = (diff?.agents ?? []).filter((a) => a.disallowAllAdded && CRITICAL_DISALLOW_ALL_TOKENS.includes(a.token));
+  if (disallowAll.length > 0) {
+    const agents = distinct(disallowAll.flatMap((a) => a.userAgents));
+    add('disallow_all_added', `Disallow: / added for ${agents.join(', ')} on ${origin}`, { agents, diffLines: describeRobotsDiff(diff!, ['rules']) });
+  }
+
+  const searchBlocked = transition ? [] : flips.filter((f) => f.agentFamily === 'search' && f.from === true && !f.to);
+  if (searchBlocked.length > 0) {
+    const urls = new Set(searchBlocked.map((f) => f.url)).size;
+    add('search_url_disallowed', `${plural(urls, 'tracked URL')} now disallowed for search crawlers on ${origin}`, flipDetails(searchBlocked));
+  }
+
+  if (diff && change.kinds.includes('rules')) {
+    const changed = diff.agents.length;
+    add('rules_changed', `robots.txt rules changed on ${origin}: ${plural(changed, 'user-agent')} affected`, {
+      diffLines: describeRobotsDiff(diff, ['rules']),
+      agentsAdded: diff.agentsAdded,
+      agentsRemoved: diff.agentsRemoved,
+    });
+  }
+
+  const ai = transition ? [] : flips.filter((f) => f.agentFamily === 'ai');
+  if (ai.length > 0) {
+    const blocked = ai.filter((f) => !f.to).length;
+    const unblocked = ai.length - blocked;
+    add('ai_access_changed', `AI crawler access changed on ${origin}: ${blocked} newly blocked, ${unblocked} unblocked`, flipDetails(ai));
+  }
+
+  if (allowAll4xx) {
+    add('allow_all_4xx', `robots.txt answers ${outcomeLabel(change.outcomeTo)} on ${origin}: everything may be crawled`, {
+      policy,
+      ...transitionFlips(),
+    });
+  }
+
+  const searchAllowed = transition ? [] : flips.filter((f) => f.agentFamily === 'search' && f.from === false && f.to);
+  if (searchAllowed.length > 0) {
+    const urls = new Set(searchAllowed.map((f) => f.url)).size;
+    add('search_url_allowed', `${plural(urls, 'tracked URL')} now allowed for search crawlers on ${origin}`, flipDetails(searchAllowed));
+  }
+
+  if (recovered) {
+    add('site_recovered', `robots.txt reachable again on ${origin} (${outcomeLabel(change.outcomeTo)})`, { policy, ...transitionFlips() });
+  }
+  if (fallbackStarted) {
+    const what = change.policyTo === 'rules' ? 'the last good copy applies' : 'no good copy: everything may be crawled';
+    add('fallback_started', `robots.txt unreachable for more than 30 days on ${origin}: ${what}`, { policy, ...transitionFlips() });
+  }
+  if (fallbackEnded) {
+    add('fallback_ended', `30-day fallback over on ${origin} (${outcomeLabel(change.outcomeTo)})`, { policy, ...transitionFlips() });
+  }
+
+  if (diff && change.kinds.includes('sitemaps')) {
+    const n = diff.sitemapsAdded.length + diff.sitemapsRemoved.length;
+    add('sitemaps_changed', `${plural(n, 'sitemap')} changed on ${origin}`, {
+      sitemapsAdded: diff.sitemapsAdded,
+      sitemapsRemoved: diff.sitemapsRemoved,
+    });
+  }
+  if (diff && change.kinds.includes('records')) {
+    add('records_changed', `robots.txt directives changed on ${origin}: ${diff.records.map((r) => r.key).join(', ')}`, {
+      diffLines: describeRobotsDiff(diff, ['records']),
+    });
+  }
+  if (!firstNight && change.kinds.includes('comments_only')) {
+    add('comments_only', `robots.txt comments or layout changed on ${origin} (no rule changed)`, {});
+  }
+  return out;
+}

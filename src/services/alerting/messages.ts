@@ -1,0 +1,293 @@
+/**
+ * What an alert looks like on the wire (pure): the JSON body of a Standard Webhooks delivery
+ * and the Slack incoming-webhook message, for one alert and for the digest of a run.
+ *
+ * Slack limits (https://api.slack.com/reference/block-kit/blocks and the 2018 changelog
+ * "truncating really long messages"): at most 50 blocks, 3,000 characters of text per section,
+ * `text` truncated past 40,000 characters; in practice messages whose blocks carry more than
+ * about 13,000 characters in all are refused (`msg_blocks_too_long`, slackapi/bolt-js#2509),
+ * so the blocks are budgeted below that.
+ */
+import type { AlertDetails, AlertDraft, AlertFlip, AlertKind, AlertSeverity } from './alert-rules.js';
+
+export const WEBHOOK_EVENT_ALERT = 'robots_audit.alert';
+export const WEBHOOK_EVENT_DIGEST = 'robots_audit.digest';
+
+/** Characters of the unified text diff carried in a webhook payload (spec: keep payloads small, < 20 kB). */
+export const WEBHOOK_TEXT_DIFF_MAX_CHARS = 10_000;
+/** Alerts listed in a digest payload; the rest are counted. */
+export const WEBHOOK_DIGEST_MAX_ALERTS = 500;
+
+export const SLACK_MAX_BLOCKS = 50;
+export const SLACK_SECTION_MAX_CHARS = 3_000;
+export const SLACK_TEXT_MAX_CHARS = 40_000;
+/** Total characters of all blocks of one message (see the module comment). */
+export const SLACK_BLOCKS_BUDGET_CHARS = 12_000;
+/** Diff characters shown in a Slack alert. */
+export const SLACK_DIFF_MAX_CHARS = 2_500;
+/** Flipped URLs listed in a Slack alert. */
+export const SLACK_MAX_FLIPS = 20;
+
+const SEVERITY_RANK: Readonly<Record<AlertSeverity, number>> = { critical: 0, warning: 1, info: 2 };
+const SEVERITY_LABEL: Readonly<Record<AlertSeverity, string>> = { critical: 'CRITICAL', warning: 'WARNING', info: 'INFO' };
+
+export function severityLabel(severity: AlertSeverity): string {
+  return SEVERITY_LABEL[severity];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook (JSON) payloads.
+
+export interface AlertView {
+  /** The dedupe key: stable across retries and re-runs. */
+  id: string;
+  severity: AlertSeverity;
+  kind: AlertKind;
+  title: string;
+  runId: string;
+  siteId: string;
+  origin: string;
+}
+
+export interface AlertWebhookPayload {
+  type: typeof WEBHOOK_EVENT_ALERT;
+  /** When the alert was raised (ISO 8601), not when this attempt is sent. */
+  timestamp: string;
+  data: AlertView & { details: AlertDetails; textDiff?: string; textDiffTruncated?: boolean };
+}
+
+export interface DigestWebhookPayload {
+  type: typeof WEBHOOK_EVENT_DIGEST;
+  timestamp: string;
+  data: {
+    runId: string;
+    counts: Record<AlertSeverity, number>;
+    sites: number;
+    alerts: AlertView[];
+    /** Alerts left out past `WEBHOOK_DIGEST_MAX_ALERTS`. */
+    omitted: number;
+  };
+}
+
+export type WebhookPayload = AlertWebhookPayload | DigestWebhookPayload;
+
+const viewOf = (a: AlertDraft): AlertView => ({
+  id: a.dedupeKey,
+  severity: a.severity,
+  kind: a.kind,
+  title: a.title,
+  runId: a.runId,
+  siteId: a.siteId,
+  origin: a.origin,
+});
+
+function truncateChars(text: string, max: number): { text: string; truncated: boolean } {
+  if (text.length <= max) return { text, truncated: false };
+  return { text: `${text.slice(0, max)}\n… truncated`, truncated: true };
+}
+
+export interface AlertMessageOptions {
+  /** When the alert was raised. */
+  raisedAt: Date;
+  /** The unified text diff of the night (`unifiedTextDiff`), if the alert is about a body change. */
+  textDiff?: string;
+}
+
+export function alertWebhookPayload(alert: AlertDraft, options: AlertMessageOptions): AlertWebhookPayload {
+  const data: AlertWebhookPayload['data'] = { ...viewOf(alert), details: alert.details };
+  if (options.textDiff) {
+    const diff = truncateChars(options.textDiff, WEBHOOK_TEXT_DIFF_MAX_CHARS);
+    data.textDiff = diff.text;
+    data.textDiffTruncated = diff.truncated;
+  }
+  return { type: WEBHOOK_EVENT_ALERT, timestamp: options.raisedAt.toISOString(), data };
+}
+
+function bySeverityThenOrigin(a: AlertDraft, b: AlertDraft): number {
+  return SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.origin.localeCompare(b.origin) || a.kind.localeCompare(b.kind);
+}
+
+function countBySeverity(alerts: readonly AlertDraft[]): Record<AlertSeverity, number> {
+  const counts: Record<AlertSeverity, number> = { critical: 0, warning: 0, info: 0 };
+  for (const a of alerts) counts[a.severity] += 1;
+  return counts;
+}
+
+export interface DigestOptions {
+  runId: string;
+  /** When the run finished. */
+  finishedAt: Date;
+}
+
+export function digestWebhookPayload(alerts: readonly AlertDraft[], options: DigestOptions): DigestWebhookPayload {
+  const sorted = [...alerts].sort(bySeverityThenOrigin);
+  const kept = sorted.slice(0, WEBHOOK_DIGEST_MAX_ALERTS);
+  return {
+    type: WEBHOOK_EVENT_DIGEST,
+    timestamp: options.finishedAt.toISOString(),
+    data: {
+      runId: options.runId,
+      counts: countBySeverity(alerts),
+      sites: new Set(alerts.map((a) => a.siteId)).size,
+      alerts: kept.map(viewOf),
+      omitted: sorted.length - kept.length,
+    },
+  };
+}
+
+/** The exact bytes to sign and send: minified JSON (re-serialising on the receiver breaks signatures). */
+export function webhookBody(payload: WebhookPayload): string {
+  return JSON.stringify(payload);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slack incoming-webhook messages (Block Kit, mrkdwn).
+
+export type SlackBlock =
+  | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
+  | { type: 'context'; elements: Array<{ type: 'mrkdwn'; text: string }> }
+  | { type: 'divider' };
+
+export interface SlackMessage {
+  /** Notification and fallback text. */
+  text: string;
+  blocks: SlackBlock[];
+}
+
+/** Slack's three control characters in mrkdwn (https://api.slack.com/reference/surfaces/formatting#escaping). */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
+const context = (text: string): SlackBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+
+function blockChars(block: SlackBlock): number {
+  if (block.type === 'section') return block.text.text.length;
+  if (block.type === 'context') return block.elements.reduce((n, e) => n + e.text.length, 0);
+  return 0;
+}
+
+/** Cuts lines to fit `max` characters, saying how many were left out. */
+function fitLines(lines: readonly string[], max: number): string {
+  const out: string[] = [];
+  let used = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const tail = `… ${lines.length - i} more`;
+    if (used + line.length + 1 > max - tail.length - 1) {
+      out.push(tail);
+      break;
+    }
+    out.push(line);
+    used += line.length + 1;
+  }
+  return out.join('\n');
+}
+
+/** A code block whose content cannot close it early. */
+function codeBlock(text: string, max: number): string {
+  const safe = escapeMrkdwn(text).replace(/```/g, '`\u200b`\u200b`');
+  const room = max - 8;
+  const body = safe.length <= room ? safe : `${safe.slice(0, room - 12)}\n… truncated`;
+  return `\`\`\`\n${body}\n\`\`\``;
+}
+
+const verdict = (v: boolean | null) => (v === null ? 'none' : v ? 'allowed' : 'disallowed');
+
+function flipLine(f: AlertFlip): string {
+  const rule = f.ruleAfter ?? f.ruleBefore;
+  const why = rule ? ` (line ${rule.line}: ${rule.kind === 'allow' ? 'Allow' : 'Disallow'}: ${rule.value})` : '';
+  return escapeMrkdwn(`• ${f.url} - ${f.agent}: ${verdict(f.from)} -> ${verdict(f.to)}${why}`);
+}
+
+export function slackAlertMessage(alert: AlertDraft, options: AlertMessageOptions): SlackMessage {
+  const label = severityLabel(alert.severity);
+  const d = alert.details;
+  const blocks: SlackBlock[] = [section(`*[${label}]* ${escapeMrkdwn(alert.title)}\n*Site:* ${escapeMrkdwn(alert.origin)}`)];
+
+  if (d.policy) {
+    blocks.push(
+      section(
+        escapeMrkdwn(`Policy: ${d.policy.from ?? 'none'} -> ${d.policy.to} (${d.policy.reason}; fetch ${d.policy.outcomeFrom ?? 'none'} -> ${d.policy.outcomeTo})`),
+      ),
+    );
+  }
+  if (d.agents && d.agents.length > 0) blocks.push(section(`*Agents:* ${escapeMrkdwn(d.agents.join(', '))}`));
+  if (d.sitemapsAdded?.length || d.sitemapsRemoved?.length) {
+    const lines = [...(d.sitemapsRemoved ?? []).map((u) => `- ${u}`), ...(d.sitemapsAdded ?? []).map((u) => `+ ${u}`)];
+    blocks.push(section(codeBlock(lines.join('\n'), SLACK_SECTION_MAX_CHARS)));
+  }
+  const diffText = options.textDiff ?? (d.diffLines && d.diffLines.length > 0 ? d.diffLines.join('\n') : undefined);
+  if (diffText) blocks.push(section(codeBlock(diffText, Math.min(SLACK_DIFF_MAX_CHARS, SLACK_SECTION_MAX_CHARS))));
+
+  if (d.flips && d.flips.length > 0) {
+    const total = d.flipsTotal ?? d.flips.length;
+    const shown = d.flips.slice(0, SLACK_MAX_FLIPS).map(flipLine);
+    if (total > shown.length) shown.push(`… ${total - shown.length} more`);
+    blocks.push(section(`*Flipped verdicts (${total}):*\n${fitLines(shown, SLACK_SECTION_MAX_CHARS - 40)}`));
+  }
+  blocks.push(context(escapeMrkdwn(`robots-audit · ${alert.kind} · run ${alert.runId} · ${alert.dedupeKey}`)));
+  const fitted = fitBlocks(blocks, { maxBlocks: SLACK_MAX_BLOCKS, budgetChars: SLACK_BLOCKS_BUDGET_CHARS, unit: 'blocks' });
+  return { text: `[${label}] ${alert.title}`.slice(0, SLACK_TEXT_MAX_CHARS), blocks: fitted };
+}
+
+interface BlockLimits {
+  maxBlocks: number;
+  budgetChars: number;
+  /** What a cut block stands for, in the `… N <unit> not shown` line. */
+  unit: string;
+}
+
+/** Keeps blocks within a block count and a character budget; a last context block says what was cut. */
+function fitBlocks(blocks: readonly SlackBlock[], limits: BlockLimits): SlackBlock[] {
+  const tailReserve = 60;
+  const out: SlackBlock[] = [];
+  let chars = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    const size = blockChars(block);
+    const last = i === blocks.length - 1;
+    const fits = last
+      ? out.length + 1 <= limits.maxBlocks && chars + size <= limits.budgetChars
+      : out.length + 2 <= limits.maxBlocks && chars + size <= limits.budgetChars - tailReserve;
+    if (!fits) {
+      out.push(context(`… ${blocks.length - i} ${limits.unit} not shown`));
+      return out;
+    }
+    out.push(block);
+    chars += size;
+  }
+  return out;
+}
+
+/**
+ * One message for a whole run: a summary line, then one section per site (most severe sites
+ * first) listing its alerts, within Slack's block and character limits.
+ */
+export function slackDigestMessage(alerts: readonly AlertDraft[], options: DigestOptions): SlackMessage {
+  const counts = countBySeverity(alerts);
+  const bySite = new Map<string, AlertDraft[]>();
+  for (const a of [...alerts].sort(bySeverityThenOrigin)) {
+    const list = bySite.get(a.siteId) ?? [];
+    list.push(a);
+    bySite.set(a.siteId, list);
+  }
+  const summary = `robots-audit run ${options.runId}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${bySite.size} ${bySite.size === 1 ? 'site' : 'sites'}`;
+  const blocks: SlackBlock[] = [section(`*${escapeMrkdwn(summary)}*`)];
+  if (alerts.length === 0) return { text: summary, blocks };
+  blocks.push({ type: 'divider' });
+
+  // Sites come out in the order of their most severe alert (the map keeps insertion order).
+  const siteBlocks: SlackBlock[] = [];
+  for (const list of bySite.values()) {
+    const lines = list.map((a) => `• *[${severityLabel(a.severity)}]* ${escapeMrkdwn(a.title)}`);
+    siteBlocks.push(section(`*${escapeMrkdwn(list[0]!.origin)}*\n${fitLines(lines, SLACK_SECTION_MAX_CHARS - list[0]!.origin.length - 10)}`));
+  }
+  const fitted = fitBlocks(siteBlocks, {
+    maxBlocks: SLACK_MAX_BLOCKS - blocks.length,
+    budgetChars: SLACK_BLOCKS_BUDGET_CHARS - blocks.reduce((n, b) => n + blockChars(b), 0),
+    unit: 'sites',
+  });
+  return { text: summary.slice(0, SLACK_TEXT_MAX_CHARS), blocks: [...blocks, ...fitted] };
+}

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { LINT_CODES, lintRobotsTxt } from '../../../src/robots/index.js';
+import { runCli } from '../../helpers/cli.js';
+
+const EXAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/examples/robots.txt');
+const LINE_FORMAT = /^(\d+):(error|warning|info):([a-z0-9-]+): (.+)$/;
+
+const HTML = '<!DOCTYPE html>\n<html><head><title>Not found</title></head>\n<body>User-agent: *</body></html>\n';
+const TYPO = 'User-agent: *\nDisalow: /private/\n';
+
+describe('lint: one diagnostic per line, LINE:severity:code: message', () => {
+  it('prints exactly what the linter reports, in its order', async () => {
+    const body = fs.readFileSync(EXAMPLE);
+    const run = await runCli(['lint', EXAMPLE]);
+    const expected = lintRobotsTxt(body).map((d) => `${d.line}:${d.severity}:${d.code}: ${d.message}`);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(run.stdout).toBe(expected.map((l) => `${l}\n`).join(''));
+  });
+
+  it.each([
+    ['a typo Google accepts', TYPO, 'typo-accepted', 2],
+    ['an HTML page', HTML, 'html-body', 1],
+  ])('%s', async (_name, body, code, line) => {
+    const run = await runCli(['lint', '-'], { stdin: body });
+    const rows = run.stdout.trimEnd().split('\n');
+    for (const row of rows) expect(row).toMatch(LINE_FORMAT);
+    const parsed = rows.map((r) => LINE_FORMAT.exec(r)!);
+    expect(parsed.some((m) => m[3] === code && Number(m[1]) === line && m[2] === LINT_CODES[code as keyof typeof LINT_CODES].severity)).toBe(true);
+  });
+});
+
+describe('lint: exit code', () => {
+  it('is 1 when there is an error-severity diagnostic', async () => {
+    const run = await runCli(['lint', '-'], { stdin: HTML });
+    expect(run.stdout).toMatch(/:error:html-body: /);
+    expect(run.code).toBe(1);
+  });
+
+  it('is 0 with warnings only', async () => {
+    const run = await runCli(['lint', '-'], { stdin: TYPO });
+    expect(run.stdout).toMatch(/:warning:typo-accepted: /);
+    expect(run.stdout).not.toMatch(/:error:/);
+    expect(run.code).toBe(0);
+  });
+
+  it('is 2 when the file cannot be read', async () => {
+    const run = await runCli(['lint', '/nonexistent/robots.txt']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/cannot read \/nonexistent\/robots\.txt/);
+  });
+});
+
+describe('lint: summary on standard error', () => {
+  it.each([
+    ['counts by severity', HTML, /^<stdin>: [1-9]\d* errors?, \d+ warnings?, \d+ info\n$/],
+    ['says so when there is nothing', 'User-agent: *\nDisallow: /private/\n', /^<stdin>: no problems found\n$/],
+  ])('%s', async (_name, body, summary) => {
+    const run = await runCli(['lint', '-'], { stdin: body });
+    expect(run.stderr).toMatch(summary);
+  });
+
+  it('names the file it read', async () => {
+    const run = await runCli(['lint', EXAMPLE]);
+    expect(run.stderr).toBe(`${EXAMPLE}: 0 errors, 0 warnings, 1 info\n`);
+  });
+});
+
+describe('lint --all: trivia', () => {
+  it('adds comments and empty lines only with --all', async () => {
+    const plain = await runCli(['lint', EXAMPLE]);
+    const all = await runCli(['lint', '--all', EXAMPLE]);
+    expect(plain.stdout).not.toMatch(/:info:(comment|empty-line):/);
+    expect(all.stdout).toMatch(/^1:info:comment: /m);
+    expect(all.stdout).toMatch(/^3:info:empty-line: /m);
+    // Everything reported without --all is reported with it too.
+    for (const line of plain.stdout.trimEnd().split('\n')) expect(all.stdout).toContain(`${line}\n`);
+  });
+});
+
+describe('lint --json', () => {
+  it('writes the diagnostics as JSON Lines', async () => {
+    const run = await runCli(['lint', '--json', '-'], { stdin: TYPO });
+    const rows = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(rows).toEqual(lintRobotsTxt(Buffer.from(TYPO)));
+  });
+});
+
+describe('lint: bytes, not text', () => {
+  it('sees a UTF-16 body as Google does (R-20)', async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('User-agent: *\r\nDisallow: /\r\n', 'utf16le')]);
+    const run = await runCli(['lint', '-'], { stdin: utf16 });
+    expect(run.stdout).toMatch(/:error:utf16-body: /);
+    expect(run.code).toBe(1);
+  });
+
+  it('reports content past 500 KiB (R-18)', async () => {
+    const big = `User-agent: *\n${'Disallow: /some/long/path/segment\n'.repeat(16_000)}`;
+    expect(Buffer.byteLength(big)).toBeGreaterThan(500 * 1024);
+    const run = await runCli(['lint', '-'], { stdin: big });
+    expect(run.stdout).toMatch(/:warning:beyond-size-limit: /);
+  });
+});

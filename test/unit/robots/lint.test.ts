@@ -1,0 +1,122 @@
+/**
+ * The linter: every code of LINT_CODES is emitted for the input it names, on the right line,
+ * with its severity; and only there.
+ */
+import { describe, expect, it } from 'vitest';
+import { LINT_CODES, lintRobotsTxt } from '../../../src/robots/index.js';
+import type { Diagnostic, LintCode, LintOptions } from '../../../src/robots/index.js';
+import { bytes } from './verdict.js';
+
+const codes = (body: string | Uint8Array, options?: LintOptions) => lintRobotsTxt(body, options).map((d) => `${d.line}:${d.code}`);
+const only = (body: string | Uint8Array, code: LintCode, options?: LintOptions) => lintRobotsTxt(body, options).filter((d) => d.code === code);
+
+/** One case per code: a body, the code, the lines it must be reported on, and a word of its message. */
+const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
+  ['html-body', '\n<!DOCTYPE html>\n<html><body>Not found</body></html>\n', [2], /HTML page/],
+  ['utf16-body', bytes([0xff, 0xfe], 'U\u0000A\u0000'), [1], /UTF-16/],
+  ['typo-accepted', 'User-agent: *\nDisalow: /a\nuseragent: b\n', [2, 3], /strict RFC 9309 parsers ignore/],
+  ['key-prefix-accepted', 'User-agents: *\nDisallowed: /a\n', [1, 2], /starts with that name/],
+  ['missing-colon', 'User-agent *\nDisallow /a\n', [1, 2], /no colon/],
+  ['line-too-long', `User-agent: *\nDisallow: /${'a'.repeat(17000)}\n`, [2], /first 16663 bytes.*16653-byte prefix/],
+  ['not-a-directive', 'User-agent: *\nthis is garbage\nDisallow /a b\n: x\nhello world\n', [2, 3, 4, 5], /ignores this line/],
+  ['rule-outside-group', 'Disallow: /a\nAllow: /b\nUser-agent: *\nDisallow: /c\n', [1, 2], /before any user-agent/],
+  ['path-not-anchored', 'User-agent: *\nDisallow: fish/\nDisallow: *fish\nAllow: /ok\nDisallow: https://example.com/x/*\n', [2, 5], /never matches/],
+  ['conflicting-rule', 'User-agent: a\nDisallow: /x\nAllow: /x\nUser-agent: b\nDisallow: /y\nUser-agent: a\nAllow: /y\n', [2], /allow win/],
+  ['disallow-all', 'User-agent: *\nDisallow: /\nDisallow: /*\nDisallow: *\nDisallow: /*$\nDisallow: /$\nDisallow: /a\nUser-agent: b\nDisallow: /\n', [2, 3, 4, 5], /whole site/],
+  ['agent-name-truncated', 'User-agent: Googlebot/2.1\nUser-agent: Foo Bar\nUser-agent: *foo\nUser-agent: * x\nUser-agent: googlebot\nUser-agent: *\nDisallow: /\n', [1, 2, 3, 4], /Google reads/],
+  ['empty-user-agent', 'User-agent:\nDisallow: /\n', [1], /no name/],
+  ['sitemap-not-absolute', 'Sitemap: /sitemap.xml\nSitemap: https://example.com/s.xml\nSitemap: ftp://x/s.xml\nSitemap:\n', [1, 3, 4], /absolute http/],
+  ['invalid-utf8', bytes('User-agent: *\nDisallow: /caf', [0xe9], '\n'), [2], /not valid UTF-8/],
+  ['misplaced-bom', bytes('User-agent: *\n', [0xef, 0xbb, 0xbf], 'Disallow: /\n'), [2], /byte-order mark/],
+  ['partial-bom', bytes([0xef, 0xbb], 'User-agent: *\n'), [1], /incomplete byte-order mark|2 byte/],
+  ['nul-byte', 'User-agent: *\nDisallow: /a\u0000b\n', [2], /NUL/],
+  ['beyond-size-limit', `User-agent: *\nDisallow: /a\nDisallow: /b\n`, [2], /first 20 bytes/],
+  ['unknown-key', 'User-agent: *\nUnicorns: yes\nAlow: /x\n', [2, 3], /Unknown key/],
+  ['unsupported-key', 'User-agent: *\nCrawl-delay: 5\nHost: example.com\nNoindex: /x\n', [2, 3, 4], /Google ignores/],
+  ['empty-rule-value', 'User-agent: *\nDisallow:\nAllow:\n', [2, 3], /(disallows nothing|no effect)/],
+  ['bom', bytes([0xef, 0xbb, 0xbf], 'User-agent: *\n'), [1], /byte-order mark/],
+  ['comment', '# hi\nUser-agent: * # all\n', [1, 2], /[Cc]omment/],
+  ['empty-line', 'User-agent: *\n\nDisallow: /a\n', [2, 4], /Empty line/],
+];
+
+describe('every lint code', () => {
+  it('has a case here', () => {
+    expect(new Set(CASES.map((c) => c[0]))).toEqual(new Set(Object.keys(LINT_CODES)));
+  });
+  it.each(CASES)('%s', (code, body, lines, message) => {
+    const options: LintOptions = { includeTrivia: true, ...(code === 'beyond-size-limit' ? { maxBytes: 20 } : {}) };
+    const found = only(body, code, options);
+    expect(found.map((d) => d.line)).toEqual(lines);
+    for (const d of found) {
+      expect(d.severity).toBe(LINT_CODES[code].severity);
+      expect(d.message).toMatch(message);
+    }
+  });
+});
+
+describe('messages say what Google reads', () => {
+  it.each([
+    ['User-agent: Googlebot/2.1', /as "googlebot"/],
+    ['User-agent: Foo Bar', /as "foo"/],
+    ['User-agent: MJ12bot', /as "mj".*calls itself "MJ12bot" is therefore not matched/],
+    ['User-agent: *foo', /empty name/],
+    ['User-agent: * x', /as "\*"/],
+  ])('%s', (body, message) => {
+    expect(only(body, 'agent-name-truncated')[0]?.message).toMatch(message);
+  });
+  it('unsupported keys name the key', () => {
+    expect(only('Crawl-delay: 5', 'unsupported-key')[0]?.message).toMatch(/Google ignores crawl-delay/);
+    expect(only('Visit-time: 0600-0845', 'unsupported-key')[0]?.message).toMatch(/Google ignores visit-time/);
+  });
+  it('unknown keys suggest the near known one and name hidden characters', () => {
+    expect(only('Alow: /x', 'unknown-key')[0]?.message).toMatch(/Did you mean "allow"\?/);
+    expect(only('\u200bDisallow: /x', 'unknown-key')[0]?.message).toMatch(/U\+200B.*Did you mean "disallow"\?/);
+    expect(only('Unicorns: /x', 'unknown-key')[0]?.message).not.toMatch(/Did you mean/);
+  });
+  it('a full URL as a rule suggests its path', () => {
+    expect(only('User-agent: *\nDisallow: https://example.com/x/*\n', 'path-not-anchored')[0]?.message).toMatch(/Did you mean "\/x\/\*"\?/);
+  });
+  it('disallow-all mentions allow rules that reopen paths', () => {
+    expect(only('User-agent: *\nDisallow: /\nAllow: /public\n', 'disallow-all')[0]?.message).toMatch(/except what/);
+    expect(only('User-agent: *\nDisallow: /\n', 'disallow-all')[0]?.message).not.toMatch(/except what/);
+  });
+  it('beyond-size-limit says whether the cut falls inside the line', () => {
+    const body = 'User-agent: *\nDisallow: /abcdef\n';
+    expect(only(body, 'beyond-size-limit', { maxBytes: 16 })[0]).toMatchObject({ line: 2, message: expect.stringMatching(/cut there/) });
+    expect(only(body, 'beyond-size-limit', { maxBytes: 14 })[0]).toMatchObject({ line: 2, message: expect.stringMatching(/This line and every line after/) });
+    expect(only(body, 'beyond-size-limit', { maxBytes: body.length })).toEqual([]);
+  });
+  it('the default limit is 500 KiB (R-18)', () => {
+    const body = 'User-agent: *\n' + 'Disallow: /aaaaaaaaaaaaaaaaaaaa\n'.repeat(17000);
+    expect(body.length).toBeGreaterThan(512000);
+    const found = only(body, 'beyond-size-limit');
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toMatch(/512000 bytes/);
+  });
+});
+
+describe('reporting discipline', () => {
+  it('a clean file has no diagnostics', () => {
+    expect(lintRobotsTxt('User-agent: *\nDisallow: /private/\nAllow: /private/public\n\nSitemap: https://example.com/sitemap.xml\n')).toEqual([]);
+  });
+  it('trivia are opt-in', () => {
+    const body = '# comment\n\nUser-agent: *\nDisallow: /x # why\n';
+    expect(codes(body)).toEqual([]);
+    expect(codes(body, { includeTrivia: true })).toEqual(['1:comment', '2:empty-line', '4:comment', '5:empty-line']);
+  });
+  it('diagnostics are sorted by line', () => {
+    const d: Diagnostic[] = lintRobotsTxt('Disallow: /x\nUser-agent: *\nDisallow: /\nCrawl-delay: 1\nUser-agent: a\nDisallow: /y\nAllow: /y\n');
+    expect(d.map((x) => x.line)).toEqual([...d.map((x) => x.line)].sort((a, b) => a - b));
+    expect(d.map((x) => `${x.line}:${x.code}`)).toEqual(['1:rule-outside-group', '3:disallow-all', '4:unsupported-key', '6:conflicting-rule']);
+  });
+  it('an HTML body is reported once, not line by line', () => {
+    const html = '<!doctype html>\n<html>\n<head><title>Not found</title></head>\n<body>\nSorry page\n</body>\n</html>\n';
+    expect(codes(html)).toEqual(['1:html-body']);
+  });
+  it('a line-too-long directive reports what Google keeps', () => {
+    expect(only(`User-agent: *\nDisallow: /${'a'.repeat(17000)}\n`, 'line-too-long')[0]?.message).toMatch(/17011 bytes long/);
+  });
+  it('every code has a description', () => {
+    for (const info of Object.values(LINT_CODES)) expect(info.description.length).toBeGreaterThan(20);
+  });
+});

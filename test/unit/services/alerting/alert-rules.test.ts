@@ -1,0 +1,321 @@
+import { describe, expect, it } from 'vitest';
+import { diffRobotsTxt } from '../../../../src/robots/diff.js';
+import { parseRobotsTxt } from '../../../../src/robots/index.js';
+import {
+  ALERT_KINDS,
+  ALERT_RULES,
+  MAX_FLIPS_PER_ALERT,
+  alertDedupeKey,
+  alertsForSiteNight,
+} from '../../../../src/services/alerting/alert-rules.js';
+import type { AlertKind, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
+
+const ORIGIN = 'https://shop.example';
+const BASE = 'User-agent: *\nDisallow: /cart\n\nUser-agent: Googlebot\nDisallow: /search\n';
+
+/** A quiet night: fetched fine, same rules, nothing flipped. */
+function night(change: Partial<SiteNightChange> = {}, flips: VerdictFlip[] = []): SiteNightInput {
+  return {
+    runId: 'run-2026-01-02',
+    siteId: 42,
+    origin: ORIGIN,
+    change: {
+      kinds: ['identical'],
+      rulesDiff: null,
+      outcomeFrom: 'ok',
+      outcomeTo: 'ok',
+      policyFrom: 'rules',
+      policyTo: 'rules',
+      policyReasonTo: 'R-10',
+      fallbackStarted: false,
+      fallbackEnded: false,
+      ...change,
+    },
+    flips,
+  };
+}
+
+/** A night whose body changed from `before` to `after`. */
+function bodyChange(before: string, after: string): SiteNightInput {
+  const rulesDiff = diffRobotsTxt(parseRobotsTxt(before), parseRobotsTxt(after), {
+    before: new TextEncoder().encode(before),
+    after: new TextEncoder().encode(after),
+  });
+  return night({ kinds: rulesDiff.kinds, rulesDiff });
+}
+
+function flip(partial: Partial<VerdictFlip> & Pick<VerdictFlip, 'agent' | 'agentFamily'>): VerdictFlip {
+  return {
+    url: `${ORIGIN}/`,
+    isRoot: true,
+    from: true,
+    to: false,
+    cause: 'rules',
+    ruleBefore: null,
+    ruleAfter: { kind: 'disallow', value: '/', line: 2 },
+    ...partial,
+  };
+}
+
+const googlebotBlocked = (url = `${ORIGIN}/products/1`) =>
+  flip({ url, isRoot: false, agent: 'Googlebot', agentFamily: 'search', ruleAfter: { kind: 'disallow', value: '/products', line: 5 } });
+const gptbotBlocked = flip({ agent: 'GPTBot', agentFamily: 'ai' });
+
+const kindsOf = (input: SiteNightInput) => alertsForSiteNight(input).map((a) => a.kind);
+
+/** For every rule: a night that raises it, and the nearest night that must not. */
+const SCENARIOS: Record<AlertKind, { yields: SiteNightInput; nearMiss: SiteNightInput; nearMissIs: string }> = {
+  site_unreachable: {
+    yields: night({ kinds: [], outcomeTo: 'server_error', policyTo: 'disallow_all', policyReasonTo: 'R-13' }),
+    nearMiss: night({ kinds: [], outcomeFrom: 'server_error', outcomeTo: 'server_error', policyFrom: 'disallow_all', policyTo: 'disallow_all', policyReasonTo: 'R-13' }),
+    nearMissIs: 'the second night of the same outage',
+  },
+  disallow_all_added: {
+    yields: bodyChange(BASE, `${BASE}Disallow: /\n`),
+    nearMiss: bodyChange(BASE, `${BASE}\nUser-agent: GPTBot\nDisallow: /\n`),
+    nearMissIs: 'Disallow: / for an agent that is not Googlebot, Bingbot or *',
+  },
+  search_url_disallowed: {
+    yields: night({}, [googlebotBlocked()]),
+    nearMiss: night({}, [flip({ url: `${ORIGIN}/products/1`, isRoot: false, agent: 'AhrefsBot', agentFamily: 'seo' })]),
+    nearMissIs: 'the same flip for an SEO crawler',
+  },
+  rules_changed: {
+    yields: bodyChange(BASE, `${BASE}Disallow: /tmp\n`),
+    nearMiss: bodyChange(BASE, `# hello\n${BASE}`),
+    nearMissIs: 'a comment added',
+  },
+  ai_access_changed: {
+    yields: night({}, [gptbotBlocked]),
+    nearMiss: night({}, [flip({ agent: 'GPTBot', agentFamily: 'ai', from: null })]),
+    nearMissIs: 'an AI verdict seen for the first time (no previous verdict)',
+  },
+  allow_all_4xx: {
+    yields: night({ kinds: [], outcomeTo: 'unavailable', policyTo: 'allow_all', policyReasonTo: 'R-12' }),
+    nearMiss: night({ kinds: [], outcomeFrom: 'unavailable', outcomeTo: 'unavailable', policyFrom: 'allow_all', policyTo: 'allow_all', policyReasonTo: 'R-12' }),
+    nearMissIs: 'a site that already answered 404 last night',
+  },
+  search_url_allowed: {
+    yields: night({}, [flip({ agent: 'Bingbot', agentFamily: 'search', from: false, to: true })]),
+    nearMiss: night({}, [flip({ agent: 'Bingbot', agentFamily: 'search', from: false, to: false })]),
+    nearMissIs: 'a verdict that did not change',
+  },
+  site_recovered: {
+    yields: night({ outcomeFrom: 'network_error', policyFrom: 'disallow_all' }),
+    nearMiss: night({ outcomeFrom: 'network_error', outcomeTo: 'server_error', policyFrom: 'disallow_all', policyTo: 'disallow_all', policyReasonTo: 'R-13' }),
+    nearMissIs: 'a network failure followed by a 5xx',
+  },
+  fallback_started: {
+    yields: night({ kinds: [], outcomeFrom: 'server_error', outcomeTo: 'server_error', policyFrom: 'disallow_all', policyReasonTo: 'D-3', fallbackStarted: true }),
+    nearMiss: night({ kinds: [], outcomeFrom: 'server_error', outcomeTo: 'server_error', policyFrom: 'rules', policyReasonTo: 'D-3' }),
+    nearMissIs: 'the fallback continuing',
+  },
+  fallback_ended: {
+    yields: night({ outcomeFrom: 'server_error', policyFrom: 'rules', fallbackEnded: true }),
+    nearMiss: night({ outcomeFrom: 'server_error', policyFrom: null, fallbackEnded: true }),
+    nearMissIs: 'the first night of a site',
+  },
+  sitemaps_changed: {
+    yields: bodyChange(BASE, `${BASE}Sitemap: https://shop.example/sitemap.xml\n`),
+    nearMiss: bodyChange(`Sitemap: https://shop.example/sitemap.xml\n${BASE}`, `${BASE}Sitemap: https://shop.example/sitemap.xml\n`),
+    nearMissIs: 'a sitemap moved to another line',
+  },
+  records_changed: {
+    yields: bodyChange(`${BASE}Crawl-delay: 5\n`, `${BASE}Crawl-delay: 10\n`),
+    nearMiss: bodyChange(`${BASE}Crawl-delay: 5\n`, `${BASE}crawl-delay: 5\n`),
+    nearMissIs: 'the key case changed',
+  },
+  comments_only: {
+    yields: bodyChange(BASE, `# generated 2026-01-02\n${BASE}`),
+    nearMiss: bodyChange(BASE, BASE),
+    nearMissIs: 'the same bytes',
+  },
+};
+
+describe('ALERT_RULES: each rule has a case that raises it and a near miss that does not', () => {
+  it('lists every kind once', () => {
+    expect(ALERT_RULES.map((r) => r.kind).sort()).toEqual([...ALERT_KINDS].sort());
+  });
+
+  it.each(ALERT_RULES.map((r) => [r.kind, r.severity] as const))('%s (%s)', (kind, severity) => {
+    const scenario = SCENARIOS[kind];
+    const raised = alertsForSiteNight(scenario.yields).filter((a) => a.kind === kind);
+    expect(raised).toHaveLength(1);
+    expect(raised[0]!.severity).toBe(severity);
+    expect(raised[0]!.title).toContain(ORIGIN);
+    expect(kindsOf(scenario.nearMiss), `near miss: ${scenario.nearMissIs}`).not.toContain(kind);
+  });
+});
+
+describe('critical rules', () => {
+  it.each([
+    ['R-13: 5xx', 'server_error', 'R-13'],
+    ['R-15: network failure', 'network_error', 'R-15'],
+  ] as const)('site_unreachable from %s', (_name, outcomeTo, reason) => {
+    const [alert] = alertsForSiteNight(night({ kinds: [], outcomeTo, policyTo: 'disallow_all', policyReasonTo: reason }));
+    expect(alert).toMatchObject({ kind: 'site_unreachable', severity: 'critical' });
+    expect(alert!.details.policy).toEqual({ from: 'rules', to: 'disallow_all', reason, outcomeFrom: 'ok', outcomeTo });
+  });
+
+  it('site_unreachable is raised on the first night of a site too', () => {
+    expect(kindsOf(night({ kinds: [], outcomeFrom: null, policyFrom: null, outcomeTo: 'network_error', policyTo: 'disallow_all', policyReasonTo: 'R-15' }))).toEqual([
+      'site_unreachable',
+    ]);
+  });
+
+  it.each([
+    ['User-agent: *', 'Disallow: /', true],
+    ['User-agent: Googlebot', 'Disallow: /*', true],
+    ['User-agent: bingbot', 'Disallow: /', true],
+    ['User-agent: Googlebot-News', 'Disallow: /', false],
+    ['User-agent: *', 'Disallow: /private', false],
+    ['User-agent: *', 'Allow: /', false],
+  ])('disallow_all_added: "%s" + "%s" -> %s', (agentLine, rule, critical) => {
+    const input = bodyChange('User-agent: Slurp\nDisallow: /x\n', `User-agent: Slurp\nDisallow: /x\n\n${agentLine}\n${rule}\n`);
+    const alert = alertsForSiteNight(input).find((a) => a.kind === 'disallow_all_added');
+    expect(alert !== undefined).toBe(critical);
+    if (alert) expect(alert.details.agents).toEqual([agentLine.slice('User-agent: '.length)]);
+  });
+
+  it('one critical alert per site lists every tracked URL that became disallowed for search crawlers', () => {
+    const flips = [googlebotBlocked(`${ORIGIN}/b`), googlebotBlocked(`${ORIGIN}/a`), { ...googlebotBlocked(`${ORIGIN}/a`), agent: 'Bingbot' }];
+    const alerts = alertsForSiteNight(night({}, flips)).filter((a) => a.kind === 'search_url_disallowed');
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]!.title).toBe(`2 tracked URLs now disallowed for search crawlers on ${ORIGIN}`);
+    expect(alerts[0]!.details.flipsTotal).toBe(3);
+    expect(alerts[0]!.details.flips!.map((f) => `${f.url} ${f.agent}`)).toEqual([`${ORIGIN}/a Bingbot`, `${ORIGIN}/a Googlebot`, `${ORIGIN}/b Googlebot`]);
+  });
+
+  it(`keeps at most ${MAX_FLIPS_PER_ALERT} flips in the details and counts them all`, () => {
+    const flips = Array.from({ length: MAX_FLIPS_PER_ALERT + 25 }, (_, i) => googlebotBlocked(`${ORIGIN}/p/${String(i).padStart(4, '0')}`));
+    const [alert] = alertsForSiteNight(night({}, flips));
+    expect(alert!.details.flips).toHaveLength(MAX_FLIPS_PER_ALERT);
+    expect(alert!.details.flipsTotal).toBe(MAX_FLIPS_PER_ALERT + 25);
+  });
+});
+
+describe('warning rules', () => {
+  it('rules_changed carries the semantic diff lines', () => {
+    const [alert] = alertsForSiteNight(bodyChange(BASE, BASE.replace('Disallow: /search', 'Disallow: /find')));
+    expect(alert).toMatchObject({ kind: 'rules_changed', severity: 'warning', details: { agentsAdded: [], agentsRemoved: [] } });
+    expect(alert!.details.diffLines).toEqual(['~ group Googlebot', '    - Disallow: /search', '    + Disallow: /find']);
+  });
+
+  it('a new GPTBot group with Disallow: / is a rule change and, flipped, an AI access change; not critical', () => {
+    const input = bodyChange(BASE, `${BASE}\nUser-agent: GPTBot\nDisallow: /\n`);
+    const alerts = alertsForSiteNight({ ...input, flips: [gptbotBlocked] });
+    expect(alerts.map((a) => [a.kind, a.severity])).toEqual([
+      ['rules_changed', 'warning'],
+      ['ai_access_changed', 'warning'],
+    ]);
+  });
+
+  it('ai_access_changed counts blocked and unblocked in one alert', () => {
+    const flips = [gptbotBlocked, flip({ agent: 'ClaudeBot', agentFamily: 'ai' }), flip({ agent: 'CCBot', agentFamily: 'ai', from: false, to: true })];
+    const alerts = alertsForSiteNight(night({}, flips));
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]!.title).toBe(`AI crawler access changed on ${ORIGIN}: 2 newly blocked, 1 unblocked`);
+  });
+
+  it.each([
+    ['R-12: 404', 'unavailable', 'R-12'],
+    ['D-4: 429', 'rate_limited', 'D-4'],
+    ['R-11: redirect limit', 'redirect_limit', 'R-11'],
+  ] as const)('allow_all_4xx from %s', (_name, outcomeTo, reason) => {
+    expect(kindsOf(night({ kinds: [], outcomeTo, policyTo: 'allow_all', policyReasonTo: reason }))).toEqual(['allow_all_4xx']);
+  });
+
+  it('allow_all_4xx: a 30-day fallback to full allow is not a 4xx', () => {
+    const kinds = kindsOf(night({ kinds: [], outcomeFrom: 'server_error', outcomeTo: 'server_error', policyFrom: 'disallow_all', policyTo: 'allow_all', policyReasonTo: 'D-3', fallbackStarted: true }));
+    expect(kinds).toEqual(['fallback_started']);
+  });
+
+  it('5xx -> 404 is reported as allow_all_4xx alone, not also as a recovery', () => {
+    const kinds = kindsOf(night({ kinds: [], outcomeFrom: 'server_error', outcomeTo: 'unavailable', policyFrom: 'disallow_all', policyTo: 'allow_all', policyReasonTo: 'R-12' }));
+    expect(kinds).toEqual(['allow_all_4xx']);
+  });
+});
+
+describe('policy transitions explain their flips', () => {
+  it('an outage: one critical site_unreachable listing the flips, no per-URL alerts', () => {
+    const flips = [googlebotBlocked(), gptbotBlocked];
+    const alerts = alertsForSiteNight(night({ kinds: [], outcomeTo: 'server_error', policyTo: 'disallow_all', policyReasonTo: 'R-13' }, flips));
+    expect(alerts.map((a) => a.kind)).toEqual(['site_unreachable']);
+    expect(alerts[0]!.details.flipsTotal).toBe(2);
+  });
+
+  it('a recovery: flips back to allowed are listed in site_recovered only', () => {
+    const flips = [flip({ agent: 'Googlebot', agentFamily: 'search', from: false, to: true }), flip({ agent: 'GPTBot', agentFamily: 'ai', from: false, to: true })];
+    const alerts = alertsForSiteNight(night({ outcomeFrom: 'server_error', policyFrom: 'disallow_all' }, flips));
+    expect(alerts.map((a) => a.kind)).toEqual(['site_recovered']);
+    expect(alerts[0]!.details.flips).toHaveLength(2);
+  });
+
+  it('when two transitions fire, the flips are listed once', () => {
+    const alerts = alertsForSiteNight(
+      night({ outcomeFrom: 'server_error', outcomeTo: 'unavailable', policyFrom: 'rules', policyTo: 'allow_all', policyReasonTo: 'R-12', fallbackEnded: true }, [
+        flip({ agent: 'Googlebot', agentFamily: 'search', from: false, to: true }),
+      ]),
+    );
+    expect(alerts.map((a) => a.kind)).toEqual(['allow_all_4xx', 'fallback_ended']);
+    expect(alerts.filter((a) => a.details.flips !== undefined)).toHaveLength(1);
+  });
+});
+
+describe('baseline and quiet nights', () => {
+  it('a quiet night raises nothing', () => {
+    expect(alertsForSiteNight(night())).toEqual([]);
+  });
+
+  it('the first night of a site is a baseline: its rules, even Disallow: /, raise nothing', () => {
+    const after = 'User-agent: *\nDisallow: /\n';
+    const rulesDiff = diffRobotsTxt(null, parseRobotsTxt(after), { before: null, after: new TextEncoder().encode(after) });
+    const input = night({ kinds: rulesDiff.kinds, rulesDiff, outcomeFrom: null, policyFrom: null }, [flip({ agent: 'Googlebot', agentFamily: 'search', from: null })]);
+    expect(alertsForSiteNight(input)).toEqual([]);
+  });
+
+  it('a robots.txt published after a 404 is a change: Disallow: / for * is critical', () => {
+    const after = 'User-agent: *\nDisallow: /\n';
+    const rulesDiff = diffRobotsTxt(null, parseRobotsTxt(after), { before: null, after: new TextEncoder().encode(after) });
+    const input = night({ kinds: rulesDiff.kinds, rulesDiff, outcomeFrom: 'unavailable', policyFrom: 'allow_all' }, [googlebotBlocked()]);
+    expect(kindsOf(input)).toEqual(['disallow_all_added', 'search_url_disallowed', 'rules_changed']);
+  });
+});
+
+describe('order and dedupe keys', () => {
+  it('alerts come out most severe first, in the order of ALERT_RULES', () => {
+    const input = bodyChange(BASE, `${BASE}Disallow: /\nCrawl-delay: 3\nSitemap: https://shop.example/s.xml\n`);
+    const alerts = alertsForSiteNight({ ...input, flips: [googlebotBlocked(), gptbotBlocked] });
+    expect(alerts.map((a) => a.kind)).toEqual([
+      'disallow_all_added',
+      'search_url_disallowed',
+      'rules_changed',
+      'ai_access_changed',
+      'sitemaps_changed',
+      'records_changed',
+    ]);
+    const order = ALERT_RULES.map((r) => r.kind as AlertKind);
+    const positions = alerts.map((a) => order.indexOf(a.kind));
+    expect(positions).toEqual([...positions].sort((x, y) => x - y));
+  });
+
+  it('the same night computed twice gives the same keys (a retried job inserts nothing new)', () => {
+    const input = { ...bodyChange(BASE, `${BASE}Disallow: /\n`), flips: [googlebotBlocked()] };
+    const first = alertsForSiteNight(input).map((a) => a.dedupeKey);
+    const again = alertsForSiteNight(structuredClone(input)).map((a) => a.dedupeKey);
+    expect(again).toEqual(first);
+    expect(new Set(first).size).toBe(first.length);
+  });
+
+  it('keys differ by run, site and kind, and are safe as job ids', () => {
+    const key = alertDedupeKey('run-1', 42, 'rules_changed');
+    expect(key).toMatch(/^rules_changed-[0-9a-f]{32}$/);
+    expect(key).not.toContain(':');
+    expect(alertDedupeKey('run-1', '42', 'rules_changed')).toBe(key);
+    expect(alertDedupeKey('run-2', 42, 'rules_changed')).not.toBe(key);
+    expect(alertDedupeKey('run-1', 43, 'rules_changed')).not.toBe(key);
+    expect(alertDedupeKey('run-1', 42, 'comments_only')).not.toBe(key.replace('rules_changed', 'comments_only'));
+    // No ambiguity from separators inside ids.
+    expect(alertDedupeKey('a-b', 'c', 'rules_changed')).not.toBe(alertDedupeKey('a', 'b-c', 'rules_changed'));
+  });
+});

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { alertsForSiteNight } from '../../../../src/services/alerting/alert-rules.js';
+import type { AlertDraft, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
+import {
+  SLACK_BLOCKS_BUDGET_CHARS,
+  SLACK_MAX_BLOCKS,
+  SLACK_MAX_FLIPS,
+  SLACK_SECTION_MAX_CHARS,
+  WEBHOOK_DIGEST_MAX_ALERTS,
+  WEBHOOK_EVENT_ALERT,
+  WEBHOOK_EVENT_DIGEST,
+  WEBHOOK_TEXT_DIFF_MAX_CHARS,
+  alertWebhookPayload,
+  digestWebhookPayload,
+  escapeMrkdwn,
+  slackAlertMessage,
+  slackDigestMessage,
+  webhookBody,
+} from '../../../../src/services/alerting/messages.js';
+import type { SlackBlock, SlackMessage } from '../../../../src/services/alerting/messages.js';
+import { diffRobotsTxt } from '../../../../src/robots/diff.js';
+import { parseRobotsTxt } from '../../../../src/robots/index.js';
+
+const raisedAt = new Date('2026-01-02T03:04:05.000Z');
+const BASE = 'User-agent: *\nDisallow: /cart\n';
+
+function nightFor(origin: string, siteId: string, after: string, flips: VerdictFlip[] = []): SiteNightInput {
+  const rulesDiff = diffRobotsTxt(parseRobotsTxt(BASE), parseRobotsTxt(after), {
+    before: new TextEncoder().encode(BASE),
+    after: new TextEncoder().encode(after),
+  });
+  return {
+    runId: 'run-7',
+    siteId,
+    origin,
+    change: {
+      kinds: rulesDiff.kinds,
+      rulesDiff,
+      outcomeFrom: 'ok',
+      outcomeTo: 'ok',
+      policyFrom: 'rules',
+      policyTo: 'rules',
+      policyReasonTo: 'R-10',
+      fallbackStarted: false,
+      fallbackEnded: false,
+    },
+    flips,
+  };
+}
+
+const blocked = (origin: string, path: string, agent = 'Googlebot'): VerdictFlip => ({
+  url: `${origin}${path}`,
+  agent,
+  agentFamily: 'search',
+  isRoot: path === '/',
+  from: true,
+  to: false,
+  cause: 'rules',
+  ruleBefore: null,
+  ruleAfter: { kind: 'disallow', value: '/', line: 3 },
+});
+
+/** disallow_all_added, search_url_disallowed and rules_changed for one site. */
+const alertsOf = (origin: string, siteId: string, flips = [blocked(origin, '/')]) => alertsForSiteNight(nightFor(origin, siteId, `${BASE}Disallow: /\n`, flips));
+
+const allText = (m: SlackMessage) =>
+  m.blocks.map((b: SlackBlock) => (b.type === 'section' ? b.text.text : b.type === 'context' ? b.elements.map((e) => e.text).join('') : '')).join('\n');
+
+function expectWithinSlackLimits(m: SlackMessage): void {
+  expect(m.blocks.length).toBeLessThanOrEqual(SLACK_MAX_BLOCKS);
+  for (const b of m.blocks) if (b.type === 'section') expect(b.text.text.length).toBeLessThanOrEqual(SLACK_SECTION_MAX_CHARS);
+  expect(allText(m).length).toBeLessThanOrEqual(SLACK_BLOCKS_BUDGET_CHARS);
+}
+
+describe('webhook payloads (Standard Webhooks: type, timestamp, data)', () => {
+  it('one alert: type, when it was raised, the alert and its details', () => {
+    const alert = alertsOf('https://a.example', 's1')[0]!;
+    const payload = alertWebhookPayload(alert, { raisedAt });
+    expect(payload.type).toBe(WEBHOOK_EVENT_ALERT);
+    expect(payload.timestamp).toBe('2026-01-02T03:04:05.000Z');
+    expect(payload.data).toMatchObject({ id: alert.dedupeKey, severity: 'critical', kind: 'disallow_all_added', siteId: 's1', origin: 'https://a.example', runId: 'run-7' });
+    expect(payload.data.details.agents).toEqual(['*']);
+    expect(payload.data.textDiff).toBeUndefined();
+  });
+
+  it('carries the text diff, truncated past its cap', () => {
+    const alert = alertsOf('https://a.example', 's1')[0]!;
+    expect(alertWebhookPayload(alert, { raisedAt, textDiff: '+Disallow: /' }).data).toMatchObject({ textDiff: '+Disallow: /', textDiffTruncated: false });
+    const long = alertWebhookPayload(alert, { raisedAt, textDiff: 'x'.repeat(WEBHOOK_TEXT_DIFF_MAX_CHARS * 2) }).data;
+    expect(long.textDiffTruncated).toBe(true);
+    expect(long.textDiff!.length).toBeLessThan(WEBHOOK_TEXT_DIFF_MAX_CHARS + 20);
+  });
+
+  it('the body is minified JSON that parses back to the payload', () => {
+    const payload = alertWebhookPayload(alertsOf('https://a.example', 's1')[0]!, { raisedAt });
+    const body = webhookBody(payload);
+    expect(body).not.toContain('\n');
+    expect(JSON.parse(body)).toEqual(payload);
+  });
+
+  it('digest: counts by severity, sites, alerts most severe first', () => {
+    const alerts = [...alertsOf('https://b.example', 's2'), ...alertsOf('https://a.example', 's1')];
+    const payload = digestWebhookPayload(alerts, { runId: 'run-7', finishedAt: raisedAt });
+    expect(payload.type).toBe(WEBHOOK_EVENT_DIGEST);
+    expect(payload.data.counts).toEqual({ critical: 4, warning: 2, info: 0 });
+    expect(payload.data.sites).toBe(2);
+    expect(payload.data.omitted).toBe(0);
+    expect(payload.data.alerts.map((a) => `${a.severity} ${a.origin}`)).toEqual([
+      'critical https://a.example',
+      'critical https://a.example',
+      'critical https://b.example',
+      'critical https://b.example',
+      'warning https://a.example',
+      'warning https://b.example',
+    ]);
+  });
+
+  it(`digest: lists at most ${WEBHOOK_DIGEST_MAX_ALERTS} alerts and counts the rest`, () => {
+    const many = Array.from({ length: WEBHOOK_DIGEST_MAX_ALERTS / 2 + 10 }, (_, i) => alertsOf(`https://s${i}.example`, `s${i}`).slice(0, 2)).flat();
+    const payload = digestWebhookPayload(many, { runId: 'run-7', finishedAt: raisedAt });
+    expect(payload.data.alerts).toHaveLength(WEBHOOK_DIGEST_MAX_ALERTS);
+    expect(payload.data.omitted).toBe(20);
+    expect(payload.data.counts.critical).toBe(many.length);
+  });
+});
+
+describe('Slack: one alert', () => {
+  it('names the severity without emoji, the site, the diff lines and the flipped URLs', () => {
+    const alerts = alertsOf('https://a.example', 's1', [blocked('https://a.example', '/shop', 'Googlebot')]);
+    const search = alerts.find((a) => a.kind === 'search_url_disallowed')!;
+    const message = slackAlertMessage(search, { raisedAt, textDiff: '--- robots.txt (before)\n+++ robots.txt (after)\n+Disallow: /' });
+    expect(message.text).toBe(`[CRITICAL] ${search.title}`);
+    const text = allText(message);
+    expect(text).toContain('*[CRITICAL]*');
+    expect(text).toContain('*Site:* https://a.example');
+    expect(text).toContain('```\n--- robots.txt (before)\n+++ robots.txt (after)\n+Disallow: /\n```');
+    expect(text).toContain('• https://a.example/shop - Googlebot: allowed -&gt; disallowed (line 3: Disallow: /)');
+    expect(text).toContain(search.dedupeKey);
+    expect(text).not.toMatch(/:[a-z_]+:|[\u{1F300}-\u{1FAFF}]/u);
+    expectWithinSlackLimits(message);
+  });
+
+  it('without a text diff, shows the semantic diff lines', () => {
+    const rules = alertsOf('https://a.example', 's1').find((a) => a.kind === 'rules_changed')!;
+    expect(allText(slackAlertMessage(rules, { raisedAt }))).toContain('```\n~ group *\n    + Disallow: /\n```');
+  });
+
+  it('escapes &, < and > so that Slack shows them as written', () => {
+    expect(escapeMrkdwn('<a href="x">&</a>')).toBe('&lt;a href="x"&gt;&amp;&lt;/a&gt;');
+    const alert: AlertDraft = { ...alertsOf('https://a.example', 's1')[0]!, title: 'Disallow: /<script>' };
+    const text = allText(slackAlertMessage(alert, { raisedAt, textDiff: '+Disallow: /a&b<c>' }));
+    expect(text).toContain('/&lt;script&gt;');
+    expect(text).toContain('+Disallow: /a&amp;b&lt;c&gt;');
+    expect(text).not.toContain('<script>');
+  });
+
+  it('a diff containing ``` cannot close the code block early', () => {
+    const alert = alertsOf('https://a.example', 's1')[0]!;
+    const section = slackAlertMessage(alert, { raisedAt, textDiff: '+# ```rm -rf```' }).blocks.find(
+      (b) => b.type === 'section' && b.text.text.startsWith('```'),
+    );
+    expect(section).toBeDefined();
+    const text = section!.type === 'section' ? section!.text.text : '';
+    expect(text.match(/```/g)).toHaveLength(2);
+  });
+
+  it(`truncates a long diff and lists at most ${SLACK_MAX_FLIPS} flips, counting the rest`, () => {
+    const origin = 'https://a.example';
+    const flips = Array.from({ length: 60 }, (_, i) => blocked(origin, `/p/${i}`));
+    const search = alertsOf(origin, 's1', flips).find((a) => a.kind === 'search_url_disallowed')!;
+    const hugeDiff = Array.from({ length: 2000 }, (_, i) => `+Disallow: /x${i}`).join('\n');
+    const message = slackAlertMessage(search, { raisedAt, textDiff: hugeDiff });
+    const text = allText(message);
+    expect(text).toContain('… truncated');
+    expect(text).toContain('*Flipped verdicts (60):*');
+    expect(text.match(/^• /gm)).toHaveLength(SLACK_MAX_FLIPS);
+    expect(text).toContain(`… ${60 - SLACK_MAX_FLIPS} more`);
+    expectWithinSlackLimits(message);
+  });
+
+  it('a policy alert shows the transition', () => {
+    const [alert] = alertsForSiteNight({
+      ...nightFor('https://a.example', 's1', BASE),
+      change: { ...nightFor('https://a.example', 's1', BASE).change, kinds: [], rulesDiff: null, outcomeTo: 'server_error', policyTo: 'disallow_all', policyReasonTo: 'R-13' },
+    });
+    expect(allText(slackAlertMessage(alert!, { raisedAt }))).toContain('Policy: rules -&gt; disallow_all (R-13; fetch ok -&gt; server_error)');
+  });
+});
+
+describe('Slack: the digest of a run', () => {
+  it('summarises counts and groups alerts by site, most severe sites first', () => {
+    const warnOnly = alertsForSiteNight(nightFor('https://w.example', 's3', `${BASE}Disallow: /tmp\n`));
+    const alerts = [...warnOnly, ...alertsOf('https://z.example', 's2'), ...alertsOf('https://a.example', 's1')];
+    const message = slackDigestMessage(alerts, { runId: 'run-7', finishedAt: raisedAt });
+    expect(message.text).toBe('robots-audit run run-7: 4 critical, 3 warning, 0 info on 3 sites');
+    const sites = message.blocks
+      .filter((b): b is Extract<SlackBlock, { type: 'section' }> => b.type === 'section')
+      .slice(1)
+      .map((b) => b.text.text.split('\n')[0]);
+    expect(sites).toEqual(['*https://a.example*', '*https://z.example*', '*https://w.example*']);
+    const a = message.blocks.find((b) => b.type === 'section' && b.text.text.startsWith('*https://a.example*'));
+    expect(a && a.type === 'section' ? a.text.text.split('\n').slice(1) : []).toEqual(alertsOf('https://a.example', 's1').map((x) => `• *[${x.severity.toUpperCase()}]* ${x.title}`));
+    expectWithinSlackLimits(message);
+  });
+
+  it('an empty run says so in one block', () => {
+    const message = slackDigestMessage([], { runId: 'run-8', finishedAt: raisedAt });
+    expect(message.text).toBe('robots-audit run run-8: 0 critical, 0 warning, 0 info on 0 sites');
+    expect(message.blocks).toHaveLength(1);
+  });
+
+  it('hundreds of sites: stays within 50 blocks and the character budget, and says how many sites were left out', () => {
+    const alerts = Array.from({ length: 300 }, (_, i) => alertsOf(`https://site-${String(i).padStart(3, '0')}.example`, `s${i}`)).flat();
+    const message = slackDigestMessage(alerts, { runId: 'run-9', finishedAt: raisedAt });
+    expectWithinSlackLimits(message);
+    const last = message.blocks.at(-1)!;
+    expect(last.type).toBe('context');
+    const shownSites = message.blocks.filter((b) => b.type === 'section').length - 1;
+    expect(last.type === 'context' ? last.elements[0]!.text : '').toBe(`… ${300 - shownSites} sites not shown`);
+    expect(message.text).toContain('on 300 sites');
+  });
+
+  it(`many sites with short alerts: the ${SLACK_MAX_BLOCKS}-block limit binds before the character budget`, () => {
+    const template = alertsOf('https://a.example', 's1')[0]!;
+    const alerts = Array.from({ length: 120 }, (_, i): AlertDraft => ({ ...template, siteId: `s${i}`, origin: `https://s${i}.x`, title: 'x' }));
+    const message = slackDigestMessage(alerts, { runId: 'run-9', finishedAt: raisedAt });
+    expect(allText(message).length).toBeLessThan(SLACK_BLOCKS_BUDGET_CHARS / 2);
+    expect(message.blocks).toHaveLength(SLACK_MAX_BLOCKS);
+    const shownSites = message.blocks.filter((b) => b.type === 'section').length - 1;
+    const last = message.blocks.at(-1)!;
+    expect(last.type === 'context' ? last.elements[0]!.text : '').toBe(`… ${120 - shownSites} sites not shown`);
+  });
+});
