@@ -162,6 +162,18 @@ export function createSitesRepo(db: Executor) {
       });
     },
 
+    /** One site by id; null when it was removed. */
+    async getSite(id: number): Promise<{ id: number; origin: string; enabled: boolean } | null> {
+      const rows = await db.select({ id: sites.id, origin: sites.origin, enabled: sites.enabled }).from(sites).where(eq(sites.id, id)).limit(1);
+      return rows[0] ?? null;
+    },
+
+    /** One site by its normalised origin; null when it is not monitored. */
+    async findSiteByOrigin(origin: string): Promise<{ id: number; origin: string; enabled: boolean } | null> {
+      const rows = await db.select({ id: sites.id, origin: sites.origin, enabled: sites.enabled }).from(sites).where(eq(sites.origin, origin)).limit(1);
+      return rows[0] ?? null;
+    },
+
     /** The sites a run fetches: enabled ones, of one portfolio when given. */
     async enabledSitesForRun(options: { portfolioId?: number | null } = {}): Promise<{ id: number; origin: string }[]> {
       const inPortfolio =

@@ -37,7 +37,18 @@ export function parseUserUrl(input: string): URL {
     throw new InvalidUrlError(input, `unsupported scheme ${url.protocol.replace(':', '')} (R-6: http, https, ftp)`);
   }
   if (url.hostname === '') throw new InvalidUrlError(input, 'no host');
+  // WHATWG URL accepts hosts like `ht!tp`; a site is a DNS name (punycode) or an IP address.
+  if (!isPlausibleHost(url.hostname)) throw new InvalidUrlError(input, `invalid host name "${url.hostname}"`);
   return url;
+}
+
+const DNS_LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+
+/** An IPv6 literal, or dot-separated DNS labels (a final dot allowed). Checked label by label. */
+function isPlausibleHost(hostname: string): boolean {
+  if (hostname.startsWith('[')) return /^\[[0-9a-f:.]+\]$/.test(hostname);
+  const labels = hostname.endsWith('.') ? hostname.slice(0, -1).split('.') : hostname.split('.');
+  return labels.every((label) => DNS_LABEL.test(label));
 }
 
 /**

@@ -40,7 +40,7 @@ describe('R-4: international names equal their punycode form', () => {
 });
 
 describe('R-6: supported schemes; bad URLs give a clear error', () => {
-  it.each(['', '   ', 'mailto:a@example.com', 'javascript:alert(1)', 'http://', 'http://exa mple.com/'])('%j is rejected', (input) => {
+  it.each(['', '   ', 'mailto:a@example.com', 'javascript:alert(1)', 'http://', 'http://exa mple.com/', 'ht!tp://bad', 'http://a..b/', 'http://-a.com/'])('%j is rejected', (input) => {
     expect(() => normalizeOrigin(input)).toThrow(InvalidUrlError);
   });
 
