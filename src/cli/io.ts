@@ -7,6 +7,10 @@ export interface CliIo {
   stderr: Writable;
   /** Set by a command to report failure without throwing (e.g. lint found errors: 1). */
   exitCode?: number;
+  /** Environment entries layered over process.env for this invocation (in-process callers, tests). */
+  env?: Record<string, string>;
+  /** Aborted to stop a long-running command (worker, scheduler) as SIGTERM would. */
+  signal?: AbortSignal;
 }
 
 export function processIo(): CliIo {

@@ -12,10 +12,16 @@ import { registerEvalCommand } from './commands/eval.command.js';
 import { registerLintCommand } from './commands/lint.command.js';
 import { registerDbCommand } from './commands/db.command.js';
 import { registerSitesCommand } from './commands/sites.command.js';
+import { registerAuditCommand } from './commands/audit.command.js';
+import { registerPipelineCommands } from './commands/pipeline.command.js';
+import { registerFetchCommand } from './commands/fetch.command.js';
+import { registerTrackCommand } from './commands/track.command.js';
+import { registerAgentsCommand } from './commands/agents.command.js';
+import { registerAlertsCommand } from './commands/alerts.command.js';
 
 export type CommandRegistrar = (program: Command, io: CliIo) => void;
 
-const registrars: CommandRegistrar[] = [registerCheckCommand, registerLintCommand, registerEvalCommand, registerDbCommand, registerSitesCommand];
+const registrars: CommandRegistrar[] = [registerCheckCommand, registerLintCommand, registerEvalCommand, registerDbCommand, registerSitesCommand, registerAuditCommand, registerPipelineCommands, registerFetchCommand, registerTrackCommand, registerAgentsCommand, registerAlertsCommand];
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('robots-audit')

@@ -58,10 +58,16 @@ export const envSchema = z.object({
   /** 503 is retried sooner: each delay is divided by this factor. */
   ROBOTS_AUDIT_RETRY_503_FACTOR: z.coerce.number().min(1).default(4),
   /** Upper bound on a server's Retry-After that we honour, seconds. */
-  ROBOTS_AUDIT_RETRY_AFTER_CAP: int(3600, 0),
+  ROBOTS_AUDIT_RETRY_AFTER_CAP: z.coerce.number().min(0).default(3600),
   ROBOTS_AUDIT_FETCH_CONCURRENCY: int(32, 1),
   /** Global rate limit: at most this many fetches per second across all workers (0: none). */
   ROBOTS_AUDIT_FETCH_RATE_PER_SECOND: int(50, 0),
+  ROBOTS_AUDIT_DIFF_CONCURRENCY: int(4, 1),
+  ROBOTS_AUDIT_ALERT_CONCURRENCY: int(4, 1),
+  /** How long a fetch job waits before trying a host that another fetch is using. */
+  ROBOTS_AUDIT_HOST_BUSY_DELAY_MS: int(500, 1),
+  /** Webhook delivery timeout, milliseconds. */
+  ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS: int(15_000, 1),
   /** Deadline to finish in-flight jobs on SIGTERM, milliseconds. */
   ROBOTS_AUDIT_SHUTDOWN_GRACE_MS: int(30_000, 0),
 

@@ -5,17 +5,27 @@ export * as schema from './schema.js';
 export * from './bodies.repo.js';
 export * from './attempts.repo.js';
 export * from './snapshots.repo.js';
+export * from './changes.repo.js';
 export * from './runs.repo.js';
 export * from './sites.repo.js';
 export * from './portfolios.repo.js';
+export * from './user-agents.repo.js';
+export * from './tracked-urls.repo.js';
+export * from './channels.repo.js';
+export * from './alerts.repo.js';
 
 import type { Executor } from './client.js';
+import { createChangesRepo } from './changes.repo.js';
 import { createAttemptsRepo } from './attempts.repo.js';
 import { createBodiesRepo } from './bodies.repo.js';
 import { createPortfoliosRepo } from './portfolios.repo.js';
 import { createRunsRepo } from './runs.repo.js';
 import { createSitesRepo } from './sites.repo.js';
 import { createSnapshotsRepo } from './snapshots.repo.js';
+import { createUserAgentsRepo } from './user-agents.repo.js';
+import { createTrackedUrlsRepo } from './tracked-urls.repo.js';
+import { createChannelsRepo } from './channels.repo.js';
+import { createAlertsRepo } from './alerts.repo.js';
 
 /** Every repo on one executor (a database or a transaction). */
 export function createRepos(db: Executor) {
@@ -26,6 +36,11 @@ export function createRepos(db: Executor) {
     bodies: createBodiesRepo(db),
     attempts: createAttemptsRepo(db),
     snapshots: createSnapshotsRepo(db),
+    userAgents: createUserAgentsRepo(db),
+    trackedUrls: createTrackedUrlsRepo(db),
+    channels: createChannelsRepo(db),
+    alerts: createAlertsRepo(db),
+    changes: createChangesRepo(db),
   };
 }
 

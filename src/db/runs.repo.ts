@@ -49,6 +49,11 @@ export function createRunsRepo(db: Executor) {
       return { run: existing, created: false };
     },
 
+    /** Runs not yet finished, oldest first. */
+    runningRuns(): Promise<AuditRun[]> {
+      return db.select().from(auditRuns).where(eq(auditRuns.status, 'running')).orderBy(auditRuns.id);
+    },
+
     /** Sets `started_at` the first time only. */
     async markStarted(runId: number, at: Date = new Date()): Promise<void> {
       await db

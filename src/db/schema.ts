@@ -217,6 +217,11 @@ export const snapshots = pgTable(
     policySnapshotId: bigint('policy_snapshot_id', { mode: 'number' }),
     /** Start of the current 5xx / network-failure streak (R-13, R-15, D-3); NULL when reached. */
     unreachableSince: timestamptz('unreachable_since'),
+    /**
+     * When the diff worker finished this snapshot (changes, verdicts, flips, alerts written in
+     * the same transaction). NULL: still owed; a run is complete when none of its snapshots are.
+     */
+    diffedAt: timestamptz('diffed_at'),
     runId: integer('run_id')
       .notNull()
       .references(() => auditRuns.id),
@@ -242,6 +247,8 @@ export const snapshots = pgTable(
   (t) => [
     // Also serves "everything of run R" (leading column): no separate run_id index.
     unique('snapshots_run_site_key').on(t.runId, t.siteId),
+    // Snapshots still owed a diff: small (emptied as the run goes), read to detect a run's end.
+    index('snapshots_undiffed_idx').on(t.runId).where(sql`${t.diffedAt} is null`),
     // A site's history, its latest snapshot, and the cascade from `sites`. Read backwards for
     // `order by fetched_at desc, id desc` (ascending NULLS LAST reversed is exactly DESC's default
     // NULLS FIRST; drizzle's `.desc()` would write DESC NULLS LAST, which that ORDER BY cannot
@@ -394,10 +401,14 @@ export const verdicts = pgTable(
   (t) => [primaryKey({ columns: [t.trackedUrlId, t.runId, t.userAgentId] })],
 );
 
-/** The rule behind a verdict, as shown in a flip: `{line, kind, pattern}`; NULL when none matched. */
+/**
+ * The rule behind a verdict, as shown in a flip: its line, kind, the value as written and the
+ * pattern as matched (they differ after %-normalisation, T28/T49). NULL when none matched.
+ */
 export interface FlipRule {
   line: number;
   kind: 'allow' | 'disallow';
+  value: string;
   pattern: string;
 }
 

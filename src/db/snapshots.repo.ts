@@ -98,6 +98,11 @@ export function createSnapshotsRepo(db: Executor) {
 
     snapshotFor,
 
+    async snapshotById(id: number): Promise<Snapshot | null> {
+      const rows = await db.select().from(snapshots).where(eq(snapshots.id, id)).limit(1);
+      return rows[0] ?? null;
+    },
+
     /**
      * A site's latest snapshot; `before`: fetched strictly earlier; `excludeRunId`: not from
      * that run (the previous night of the run being processed).

@@ -29,13 +29,19 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-export function createQueues(connection: Redis, prefix: string): Queues {
+export interface QueueSettings {
+  /** Attempts of a fetch job: the retry schedule's attempts plus a margin for infrastructure failures. */
+  fetchAttempts: number;
+}
+
+export function createQueues(connection: Redis, prefix: string, settings: QueueSettings): Queues {
   const base = (defaultJobOptions: DefaultJobOptions): QueueOptions => ({
     connection,
     prefix,
     defaultJobOptions: { removeOnComplete: RETENTION.completed, removeOnFail: RETENTION.failed, ...defaultJobOptions },
   });
-  const fetch = new Queue(QUEUES.fetch, base({}));
+  // 'custom': the worker's backoff strategy takes the delay from the retry schedule.
+  const fetch = new Queue(QUEUES.fetch, base({ attempts: settings.fetchAttempts, backoff: { type: 'custom' } }));
   const diff = new Queue(QUEUES.diff, base({ attempts: DIFF_ATTEMPTS, backoff: { type: 'exponential', delay: 1_000 } }));
   const alerts = new Queue(
     QUEUES.alerts,

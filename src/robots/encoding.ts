@@ -4,6 +4,8 @@
  * into the strings the rest of the engine keeps. Pure: no I/O.
  */
 
+import { Buffer, isAscii } from 'node:buffer';
+
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
@@ -12,20 +14,46 @@ export function toBytes(body: string | Uint8Array): Uint8Array {
   return typeof body === 'string' ? utf8Encoder.encode(body) : body;
 }
 
+/**
+ * A body as the engine reads it: its bytes, and the same bytes as a Latin-1 string (one
+ * character per byte, so string offsets are byte offsets). Scanning a one-byte string with
+ * `indexOf`, `charCodeAt` and `slice` is much cheaper than building a string per value from
+ * bytes, and ASCII values can then be sliced out of it as they are.
+ */
+export interface BodyText {
+  readonly bytes: Uint8Array;
+  readonly text: string;
+  /** Every byte is below 0x80: no value needs UTF-8 decoding or escaping of high bytes. */
+  readonly ascii: boolean;
+}
+
+export function toBodyText(body: string | Uint8Array): BodyText {
+  const bytes = toBytes(body);
+  // A Buffer view over the same memory (no copy), for its native Latin-1 decoder.
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { bytes, text: buffer.toString('latin1'), ascii: isAscii(bytes) };
+}
+
+/**
+ * The string a byte range stands for, read as UTF-8: sliced from the Latin-1 text when the
+ * range is ASCII (the same characters either way), decoded otherwise.
+ */
+export function rangeText(body: BodyText, start: number, end: number): string {
+  if (body.ascii || isAsciiRange(body.text, start, end)) return body.text.slice(start, end);
+  return decodeUtf8(body.bytes, start, end);
+}
+
+/** True when no character of `text[start, end)` is above 0x7f. */
+export function isAsciiRange(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    if (text.charCodeAt(i) >= 0x80) return false;
+  }
+  return true;
+}
+
 /** Decodes `bytes[start, end)` as UTF-8, replacing invalid sequences with U+FFFD. */
 export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
   if (end <= start) return '';
-  // Short ASCII runs (most keys and values) are cheaper to build directly.
-  if (end - start <= 64) {
-    let ascii = true;
-    for (let i = start; i < end; i++) {
-      if ((bytes[i] as number) >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) return String.fromCharCode(...bytes.subarray(start, end));
-  }
   return utf8Decoder.decode(bytes.subarray(start, end));
 }
 
@@ -78,6 +106,7 @@ function isHexDigit(b: number): boolean {
 }
 
 const HEX = '0123456789ABCDEF';
+const PERCENT = 0x25;
 
 /**
  * The pattern of an allow/disallow value as Google matches it (T28, T49, C17): bytes with the
@@ -86,40 +115,44 @@ const HEX = '0123456789ABCDEF';
  * pure ASCII, so its length is its length in octets: the rule's priority (C3).
  */
 export function escapePattern(bytes: Uint8Array, start: number, end: number): string {
+  const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = view.toString('latin1', start, end);
+  return escapePatternText(text, 0, text.length);
+}
+
+/** True when `text[start, end)` (Latin-1, one character per byte) has a `%` or a high byte: escapePattern would change it. */
+export function needsPatternEscape(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === PERCENT || c >= 0x80) return true;
+  }
+  return false;
+}
+
+/** escapePattern on the Latin-1 text of a body (one character per byte). */
+export function escapePatternText(text: string, start: number, end: number): string {
   let out = '';
   let runStart = start;
   let i = start;
   while (i < end) {
-    const b = bytes[i] as number;
-    if (b === 0x25 && i + 2 < end && isHexDigit(bytes[i + 1] as number) && isHexDigit(bytes[i + 2] as number)) {
-      out += latin1(bytes, runStart, i);
-      out += '%' + String.fromCharCode(upper(bytes[i + 1] as number), upper(bytes[i + 2] as number));
+    const b = text.charCodeAt(i);
+    if (b === PERCENT && i + 2 < end && isHexDigit(text.charCodeAt(i + 1)) && isHexDigit(text.charCodeAt(i + 2))) {
+      out += text.slice(runStart, i) + '%' + String.fromCharCode(upper(text.charCodeAt(i + 1)), upper(text.charCodeAt(i + 2)));
       i += 3;
       runStart = i;
     } else if (b >= 0x80) {
-      out += latin1(bytes, runStart, i);
-      out += '%' + HEX.charAt(b >> 4) + HEX.charAt(b & 0xf);
+      out += text.slice(runStart, i) + '%' + HEX.charAt(b >> 4) + HEX.charAt(b & 0xf);
       i += 1;
       runStart = i;
     } else {
       i += 1;
     }
   }
-  return out + latin1(bytes, runStart, end);
+  return out + text.slice(runStart, end);
 }
 
 function upper(b: number): number {
   return b >= 0x61 && b <= 0x7a ? b - 0x20 : b;
-}
-
-/** Bytes known to be ASCII, as a string; chunked so long lines do not overflow the call stack. */
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  const CHUNK = 8192;
-  let out = '';
-  for (let s = start; s < end; s += CHUNK) {
-    out += String.fromCharCode(...bytes.subarray(s, Math.min(end, s + CHUNK)));
-  }
-  return out;
 }
 
 /**
@@ -127,11 +160,12 @@ function latin1(bytes: Uint8Array, start: number, end: number): string {
  * sign becomes `k`), which Google's `EqualsIgnoreCase` never does.
  */
 export function asciiLower(s: string): string {
+  let hasUpper = false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x41 && c <= 0x5a) {
-      return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-    }
+    if (c >= 0x80) return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+    if (c >= 0x41 && c <= 0x5a) hasUpper = true;
   }
-  return s;
+  // On pure ASCII the native lower-casing is the ASCII one.
+  return hasUpper ? s.toLowerCase() : s;
 }

@@ -2,7 +2,7 @@
  * Explain a verdict: which group was chosen (R-40..R-43) and which rule decided (D-2, C8),
  * in data and in one sentence. Pure.
  */
-import { decide, getPathParamsQuery, isAllowedBy } from './match.js';
+import { getPathParamsQuery, isAllowedBy } from './match.js';
 import type { CallerAgent, RobotsTxt } from './parse.js';
 import type { Explanation } from './types.js';
 
@@ -22,7 +22,7 @@ export function explainCheck(robots: RobotsTxt, url: string, userAgent: CallerAg
       reason: `Allowed: no group names "${ua}" and there is no "*" group, so no rule applies.`,
     };
   }
-  const decisive = decide(sel.compiled, path);
+  const decisive = sel.decide(path);
   const allowed = isAllowedBy(decisive);
   const groupName = sel.kind === 'named' ? `the group for ${sel.tokens.join(' + ')}` : 'the "*" group';
   const lines = sel.userAgents.map((u) => u.line);

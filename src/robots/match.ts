@@ -113,13 +113,14 @@ function failureTable(t: string): Int32Array {
 }
 
 const NO_LITERAL = new Literal('');
+const NO_LITERALS: readonly Literal[] = Object.freeze([]);
 
 export function compilePattern(pattern: string): CompiledPattern {
   const anchored = pattern.length > 0 && pattern.charCodeAt(pattern.length - 1) === 0x24;
   const body = anchored ? pattern.slice(0, -1) : pattern;
   const star = body.indexOf('*');
   if (star === -1) {
-    return { source: pattern, kind: anchored ? 'exact' : 'prefix', head: body, middle: [], tail: NO_LITERAL, anchored };
+    return { source: pattern, kind: anchored ? 'exact' : 'prefix', head: body, middle: NO_LITERALS, tail: NO_LITERAL, anchored };
   }
   const parts = body.split('*');
   const head = parts[0] as string;
@@ -195,10 +196,22 @@ export interface CompiledRule {
 
 /** Compiles one rule, plus its index.html companion (C8) when it has one. */
 export function compileRule(rule: Rule): CompiledRule[] {
-  const out: CompiledRule[] = [
-    { rule, allow: rule.kind === 'allow', priority: rule.pattern.length, pattern: compilePattern(rule.pattern), viaIndexHtml: false },
-  ];
-  if (rule.kind === 'allow') {
+  const out: CompiledRule[] = [];
+  pushCompiled(out, rule);
+  return out;
+}
+
+/** Compiles rules (and their index.html companions, C8) in order. */
+export function compileRules(rules: readonly Rule[]): CompiledRule[] {
+  const out: CompiledRule[] = [];
+  for (let i = 0; i < rules.length; i++) pushCompiled(out, rules[i] as Rule);
+  return out;
+}
+
+function pushCompiled(out: CompiledRule[], rule: Rule): void {
+  const allow = rule.kind === 'allow';
+  out.push({ rule, allow, priority: rule.pattern.length, pattern: compilePattern(rule.pattern), viaIndexHtml: false });
+  if (allow) {
     const dir = indexHtmlPattern(rule.pattern);
     // Google tries the directory pattern only when the index.html pattern did not match; it is
     // always shorter, so as an ordinary candidate it can win only in exactly those cases.
@@ -206,7 +219,6 @@ export function compileRule(rule: Rule): CompiledRule[] {
       out.push({ rule, allow: true, priority: dir.length, pattern: compilePattern(dir), viaIndexHtml: true });
     }
   }
-  return out;
 }
 
 /**
@@ -242,4 +254,130 @@ export function decide(rules: readonly CompiledRule[], path: string): CompiledRu
 /** T23: an empty pattern matches with priority 0, which never disallows. */
 export function isAllowedBy(decisive: CompiledRule | null): boolean {
   return decisive === null || decisive.allow || decisive.priority === 0;
+}
+
+/**
+ * D-2, C4, C31: whether `a` takes precedence over `b` when both match: the longer pattern;
+ * at equal length the allow; then the earlier line. This is the order in which `decide`
+ * settles, written as a comparison: the rule it reports is the first of the matching rules.
+ */
+export function precedes(a: CompiledRule, b: CompiledRule): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.allow !== b.allow) return a.allow;
+  return a.rule.line < b.rule.line;
+}
+
+/** The rules of one group, ready to answer which of them decides for a path. */
+export interface RuleMatcher {
+  /** The rule Google reports for `path`, or null when none matches (as `decide`). */
+  decide(path: string): CompiledRule | null;
+}
+
+/**
+ * Rule sets with at least this many compiled rules get a prefix index: below it, trying
+ * every rule in order costs less than building the index (a sort of the heads) for a file
+ * that may be checked only once.
+ */
+export const RULE_INDEX_MIN_RULES = 64;
+
+/** A matcher for a group's rules: ordered rules for small sets, a prefix index for large ones. */
+export function ruleMatcher(rules: readonly Rule[], indexMinRules: number = RULE_INDEX_MIN_RULES): RuleMatcher {
+  const compiled = compileRules(rules);
+  return compiled.length >= indexMinRules ? new PrefixIndex(compiled) : new OrderedRules(sortForDecision(compiled));
+}
+
+/** Every rule tried from the longest down, first match deciding (`decide`). */
+class OrderedRules implements RuleMatcher {
+  constructor(private readonly rules: readonly CompiledRule[]) {}
+
+  decide(path: string): CompiledRule | null {
+    return decide(this.rules, path);
+  }
+}
+
+/**
+ * Rules indexed by their head: the literal text a path must start with for the rule to match
+ * (the pattern up to its first `*`, or the whole literal; `''` for patterns that start with
+ * `*`). A path can only be matched by rules whose head is a prefix of it, and those heads form
+ * a chain: in the sorted list of distinct heads, every head that is a prefix of the path is
+ * a prefix of the last head not greater than the path (found by binary search), so they are
+ * that head's ancestors in the "longest proper prefix that is also a head" tree. A check then
+ * costs a binary search and the rules of a few heads, not a pass over thousands of rules.
+ */
+export class PrefixIndex implements RuleMatcher {
+  /** Distinct heads in UTF-16 code unit order, the order of `<` on strings. */
+  private readonly heads: string[];
+  /** For each head, the index of its longest proper prefix among the heads, or -1. */
+  private readonly parents: Int32Array;
+  /** For each head, its rules in precedence order (`precedes`). */
+  private readonly rulesByHead: CompiledRule[][];
+
+  constructor(compiled: readonly CompiledRule[]) {
+    const byHead = new Map<string, CompiledRule[]>();
+    for (const r of compiled) {
+      const list = byHead.get(r.pattern.head);
+      if (list === undefined) byHead.set(r.pattern.head, [r]);
+      else list.push(r);
+    }
+    // The default sort compares UTF-16 code units, exactly as `<` does in `decide`.
+    this.heads = [...byHead.keys()].sort();
+    this.parents = prefixParents(this.heads);
+    this.rulesByHead = this.heads.map((h) => (byHead.get(h) as CompiledRule[]).sort(byPrecedence));
+  }
+
+  decide(path: string): CompiledRule | null {
+    const heads = this.heads;
+    // The last head <= path.
+    let lo = 0;
+    let hi = heads.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((heads[mid] as string) <= path) lo = mid + 1;
+      else hi = mid;
+    }
+    let i = lo - 1;
+    if (i < 0) return null;
+    // Its ancestors no longer than what it shares with the path are the heads that prefix the path.
+    const shared = commonPrefixLength(heads[i] as string, path);
+    while (i >= 0 && (heads[i] as string).length > shared) i = this.parents[i] as number;
+    let best: CompiledRule | null = null;
+    for (; i >= 0; i = this.parents[i] as number) {
+      const rules = this.rulesByHead[i] as CompiledRule[];
+      for (let k = 0; k < rules.length; k++) {
+        const r = rules[k] as CompiledRule;
+        // The rest of this head's rules cannot beat the best so far.
+        if (best !== null && !precedes(r, best)) break;
+        if (matchCompiled(r.pattern, path)) {
+          best = r;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+}
+
+function byPrecedence(a: CompiledRule, b: CompiledRule): number {
+  return precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0;
+}
+
+/** For sorted distinct strings, the index of each one's longest proper prefix in the list, or -1. */
+function prefixParents(sorted: readonly string[]): Int32Array {
+  const parents = new Int32Array(sorted.length);
+  // The chain of prefixes of the current string; in sorted order, a string's prefixes come before it.
+  const stack: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const s = sorted[i] as string;
+    while (stack.length > 0 && !s.startsWith(sorted[stack[stack.length - 1] as number] as string)) stack.pop();
+    parents[i] = stack.length > 0 ? (stack[stack.length - 1] as number) : -1;
+    stack.push(i);
+  }
+  return parents;
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
 }

@@ -1,15 +1,18 @@
 /**
  * The parsed robots.txt: groups as written (R-30, R-31), sitemaps (R-58, T47), other records
- * (R-28), and the merged, precompiled rule set of every agent (R-34, T9, C14, C15, C27), so
- * that one parse answers many checks fast. Built from the scanner's events (scan.ts). Pure.
+ * (R-28), and, on demand, the merged rule set of every agent (R-34, T9, C14, C15, C27), so
+ * that one parse answers many checks fast. `parseRobotsTxt` reads the lines straight from the
+ * scanner's cursor (scan.ts); `RobotsTxtBuilder` builds the same result from scanner events,
+ * for consumers (the linter) that also need the per-line report. Pure.
  */
-import { asciiLower, escapePattern } from './encoding.js';
+import type { BodyText } from './encoding.js';
+import { asciiLower, escapePattern, escapePatternText, needsPatternEscape, rangeText, toBodyText } from './encoding.js';
 import { explainCheck } from './explain.js';
-import type { CompiledRule } from './match.js';
-import { compileRule, decide, getPathParamsQuery, isAllowedBy, sortForDecision } from './match.js';
+import type { CompiledRule, RuleMatcher } from './match.js';
+import { compileRules, getPathParamsQuery, isAllowedBy, ruleMatcher, sortForDecision } from './match.js';
 import type { ScanHandler, ScannedLine, ScanSummary } from './scan.js';
-import { scanRobotsTxt } from './scan.js';
-import type { Explanation, Group, OtherRecord, Rule, SitemapRecord, UserAgentLine, Verdict } from './types.js';
+import { LineCursor, isKnownUnsupportedKey } from './scan.js';
+import type { Explanation, Group, OtherRecord, Rule, RuleKind, SitemapRecord, UserAgentLine, Verdict } from './types.js';
 import { GLOBAL_AGENT, agentToken, callerAgentKey } from './user-agent.js';
 
 /** Distinct caller user-agents whose group choice is cached per parsed file. */
@@ -30,20 +33,77 @@ export interface SelectedGroup {
   readonly userAgents: readonly UserAgentLine[];
   /** Its rules in file order (C27: their position does not matter, only their length). */
   readonly rules: readonly Rule[];
-  /** The rules compiled and ordered for `decide`. */
+  /** The rules compiled and ordered for `decide` (compiled when first read). */
   readonly compiled: readonly CompiledRule[];
+  /** The rule that decides for a path (path + params + query, T48), or null when none matches. */
+  decide(path: string): CompiledRule | null;
 }
 
-interface MutableSelection {
-  kind: 'named' | 'global';
+/**
+ * A group as selected, filled while the agents are indexed. Its rules are compiled on the
+ * first check, not at parse time: most parsed files are checked for one or two agents only.
+ */
+class Selection implements SelectedGroup {
   tokens: string[];
-  groupIndexes: number[];
-  userAgents: UserAgentLine[];
-  rules: Rule[];
-  compiled: CompiledRule[];
+  groupIndexes: number[] = [];
+  userAgents: UserAgentLine[] = [];
+  rules: Rule[] = [];
+  private matcher: RuleMatcher | null = null;
+  private ordered: readonly CompiledRule[] | null = null;
+
+  constructor(
+    readonly kind: 'named' | 'global',
+    token: string,
+  ) {
+    this.tokens = [token];
+  }
+
+  get compiled(): readonly CompiledRule[] {
+    this.ordered ??= sortForDecision(compileRules(this.rules));
+    return this.ordered;
+  }
+
+  decide(path: string): CompiledRule | null {
+    this.matcher ??= ruleMatcher(this.rules);
+    return this.matcher.decide(path);
+  }
+}
+
+/** Which group each agent token has (R-34: groups naming the same token merged), built on first use. */
+interface AgentIndex {
+  named: Map<string, Selection>;
+  global: Selection | null;
+  /** Distinct tokens in order of first appearance (`*` included). */
+  order: string[];
+}
+
+function indexAgents(groups: readonly Group[]): AgentIndex {
+  const index: AgentIndex = { named: new Map(), global: null, order: [] };
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g] as Group;
+    for (let u = 0; u < group.userAgents.length; u++) {
+      const ua = group.userAgents[u] as UserAgentLine;
+      let sel = ua.token === GLOBAL_AGENT ? index.global : index.named.get(ua.token);
+      if (sel === null || sel === undefined) {
+        sel = new Selection(ua.token === GLOBAL_AGENT ? 'global' : 'named', ua.token);
+        if (ua.token === GLOBAL_AGENT) index.global = sel;
+        else index.named.set(ua.token, sel);
+        index.order.push(ua.token);
+      }
+      sel.userAgents.push(ua);
+      // T9, C14, C15: every group that names the agent contributes its rules, once.
+      if (sel.groupIndexes[sel.groupIndexes.length - 1] === g) continue;
+      sel.groupIndexes.push(g);
+      for (const rule of group.rules) sel.rules.push(rule);
+    }
+  }
+  return index;
 }
 
 const NO_GROUP = null;
+
+/** The file-level facts a parse keeps (the scanner's summary has them). */
+export type FileSummary = Pick<ScanSummary, 'lineCount' | 'byteLength' | 'bomBytes'>;
 
 /** A parsed robots.txt. Parse once with `parseRobotsTxt`, then check as many URLs as needed. */
 export class RobotsTxt {
@@ -59,19 +119,11 @@ export class RobotsTxt {
   /** Bytes of a (possibly partial) UTF-8 BOM skipped at the start (T45). */
   readonly bomBytes: number;
 
-  private readonly named = new Map<string, MutableSelection>();
-  private readonly global: MutableSelection | null;
-  private readonly agentOrder: string[] = [];
+  private agentIndex: AgentIndex | null = null;
   private readonly cache = new Map<string, SelectedGroup | null>();
   private readonly tupleCache = new Map<string, SelectedGroup | null>();
 
-  constructor(parts: {
-    groups: Group[];
-    sitemaps: SitemapRecord[];
-    records: OtherRecord[];
-    rulesOutsideGroups: Rule[];
-    summary: ScanSummary;
-  }) {
+  constructor(parts: { groups: Group[]; sitemaps: SitemapRecord[]; records: OtherRecord[]; rulesOutsideGroups: Rule[]; summary: FileSummary }) {
     this.groups = parts.groups;
     this.sitemaps = parts.sitemaps;
     this.records = parts.records;
@@ -79,50 +131,22 @@ export class RobotsTxt {
     this.lineCount = parts.summary.lineCount;
     this.byteLength = parts.summary.byteLength;
     this.bomBytes = parts.summary.bomBytes;
+  }
 
-    let global: MutableSelection | null = null;
-    const known = new Set<string>();
-    for (let index = 0; index < parts.groups.length; index++) {
-      const group = parts.groups[index] as Group;
-      const seen = new Set<string>();
-      for (const ua of group.userAgents) {
-        let sel: MutableSelection | undefined;
-        if (ua.token === GLOBAL_AGENT) {
-          global ??= emptySelection('global', GLOBAL_AGENT);
-          sel = global;
-        } else {
-          sel = this.named.get(ua.token);
-          if (sel === undefined) {
-            sel = emptySelection('named', ua.token);
-            this.named.set(ua.token, sel);
-          }
-        }
-        if (!known.has(ua.token)) {
-          known.add(ua.token);
-          this.agentOrder.push(ua.token);
-        }
-        sel.userAgents.push(ua);
-        // T9, C14, C15: every group that names the agent contributes its rules, once.
-        if (seen.has(ua.token)) continue;
-        seen.add(ua.token);
-        sel.groupIndexes.push(index);
-        for (const rule of group.rules) sel.rules.push(rule);
-      }
-    }
-    this.global = global;
-    for (const sel of [...this.named.values(), ...(global ? [global] : [])]) {
-      sel.compiled = sortForDecision(sel.rules.flatMap(compileRule));
-    }
+  private get agentsIndexed(): AgentIndex {
+    this.agentIndex ??= indexAgents(this.groups);
+    return this.agentIndex;
   }
 
   /** Distinct agent tokens that have a group, in order of first appearance (`*` included). */
   agents(): string[] {
-    return [...this.agentOrder];
+    return [...this.agentsIndexed.order];
   }
 
   /** The merged rules of an agent token (`*` for the global group), in file order; [] if none. */
   rulesFor(token: string): readonly Rule[] {
-    const sel = token === GLOBAL_AGENT ? this.global : this.named.get(asciiLower(token));
+    const index = this.agentsIndexed;
+    const sel = token === GLOBAL_AGENT ? index.global : index.named.get(asciiLower(token));
     return sel ? sel.rules : [];
   }
 
@@ -151,14 +175,14 @@ export class RobotsTxt {
    * never falls back between names (C10).
    */
   hasNamedGroup(userAgent: string): boolean {
-    return this.named.has(callerAgentKey(userAgent));
+    return this.agentsIndexed.named.has(callerAgentKey(userAgent));
   }
 
   /** Whether `url` may be crawled by `userAgent`. */
   isAllowed(url: string, userAgent: CallerAgent): boolean {
     const sel = this.select(userAgent);
     if (sel === NO_GROUP) return true;
-    return isAllowedBy(decide(sel.compiled, getPathParamsQuery(url)));
+    return isAllowedBy(sel.decide(getPathParamsQuery(url)));
   }
 
   /** The verdict for `url` and the line of the rule that decided it (null: no rule matched). */
@@ -170,7 +194,7 @@ export class RobotsTxt {
   checkPath(path: string, userAgent: CallerAgent): Verdict {
     const sel = this.select(userAgent);
     if (sel === NO_GROUP) return { allowed: true, line: null };
-    const rule = decide(sel.compiled, path);
+    const rule = sel.decide(path);
     return { allowed: isAllowedBy(rule), line: rule === null ? null : rule.rule.line };
   }
 
@@ -178,8 +202,7 @@ export class RobotsTxt {
   checkMany(urls: readonly string[], userAgent: CallerAgent): boolean[] {
     const sel = this.select(userAgent);
     if (sel === NO_GROUP) return urls.map(() => true);
-    const compiled = sel.compiled;
-    return urls.map((url) => isAllowedBy(decide(compiled, getPathParamsQuery(url))));
+    return urls.map((url) => isAllowedBy(sel.decide(getPathParamsQuery(url))));
   }
 
   /** Why `url` is allowed or not for `userAgent`: the group chosen and the rule that decided. */
@@ -188,31 +211,28 @@ export class RobotsTxt {
   }
 
   private selectUncached(userAgents: readonly string[]): SelectedGroup | null {
-    const found: MutableSelection[] = [];
+    const index = this.agentsIndexed;
+    const found: Selection[] = [];
     for (const ua of userAgents) {
-      const sel = this.named.get(callerAgentKey(ua));
+      const sel = index.named.get(callerAgentKey(ua));
       if (sel !== undefined && !found.includes(sel)) found.push(sel);
     }
-    if (found.length === 0) return this.global;
-    if (found.length === 1) return found[0] as MutableSelection;
+    if (found.length === 0) return index.global;
+    if (found.length === 1) return found[0] as Selection;
     // C29: several names of one crawler: the union of their groups' rules.
-    const merged = emptySelection('named', '');
+    const merged = new Selection('named', '');
     merged.tokens = found.flatMap((s) => s.tokens);
     merged.groupIndexes = [...new Set(found.flatMap((s) => s.groupIndexes))].sort((a, b) => a - b);
     merged.userAgents = found.flatMap((s) => s.userAgents).sort((a, b) => a.line - b.line);
     merged.rules = [...new Set(found.flatMap((s) => s.rules))].sort((a, b) => a.line - b.line);
-    merged.compiled = sortForDecision(merged.rules.flatMap(compileRule));
     return merged;
   }
 }
 
-function emptySelection(kind: 'named' | 'global', token: string): MutableSelection {
-  return { kind, tokens: [token], groupIndexes: [], userAgents: [], rules: [], compiled: [] };
-}
-
 /**
- * Collects the scanner's events into groups, rules, sitemaps and records. Exposed so that a
- * consumer (the linter) can drive the parser and its own checks from one scan.
+ * Collects directives into groups, rules, sitemaps and records. The parser's fast path calls
+ * its `add*` methods directly; as a ScanHandler it does the same from scanner events, so that
+ * a consumer (the linter) can drive the parser and its own checks from one scan.
  */
 export class RobotsTxtBuilder implements ScanHandler {
   private readonly groups: Group[] = [];
@@ -224,58 +244,105 @@ export class RobotsTxtBuilder implements ScanHandler {
   onLine(line: ScannedLine): void {
     if (line.type !== 'directive') return;
     switch (line.key) {
-      case 'user-agent': {
-        // R-30, R-31, C26: only a rule ends the run of user-agent lines; the next one starts a group.
-        if (this.current === null || this.current.rules.length > 0) {
-          this.current = { userAgents: [], rules: [] };
-          this.groups.push(this.current);
-        }
-        this.current.userAgents.push({ value: line.value, token: agentToken(line.value), line: line.line });
+      case 'user-agent':
+        this.addUserAgent(line.value, line.line);
         return;
-      }
       case 'allow':
-      case 'disallow': {
-        const rule: Rule = {
-          kind: line.key,
-          pattern: escapePattern(line.bytes, line.valueStart, line.valueEnd),
-          value: line.value,
-          line: line.line,
-        };
-        // R-32, T6: a rule before any user-agent line belongs to no group.
-        if (this.current === null) this.outside.push(rule);
-        else this.current.rules.push(rule);
+      case 'disallow':
+        this.addRule(line.key, escapePattern(line.bytes, line.valueStart, line.valueEnd), line.value, line.line);
         return;
-      }
       case 'sitemap':
-        // T47, R-58: recognised anywhere, bound to no group, passed on verbatim.
-        this.sitemaps.push({ url: line.value, line: line.line });
+        this.addSitemap(line.value, line.line);
         return;
       default:
-        // T4, T12, R5, R6: other keys are kept for reports; they never affect verdicts.
-        this.records.push({
-          key: asciiLower(line.rawKey),
-          value: line.value,
-          line: line.line,
-          knownUnsupported: line.key === 'known-unsupported',
-          groupIndex: this.current === null ? null : this.groups.length - 1,
-        });
+        this.addRecord(line.rawKey, line.value, line.line, line.key === 'known-unsupported');
     }
   }
 
-  build(summary: ScanSummary): RobotsTxt {
+  addUserAgent(value: string, line: number): void {
+    // R-30, R-31, C26: only a rule ends the run of user-agent lines; the next one starts a group.
+    if (this.current === null || this.current.rules.length > 0) {
+      this.current = { userAgents: [], rules: [] };
+      this.groups.push(this.current);
+    }
+    this.current.userAgents.push({ value, token: agentToken(value), line });
+  }
+
+  /** `pattern`: the value as escapePattern normalises it (T28, T49). */
+  addRule(kind: RuleKind, pattern: string, value: string, line: number): void {
+    const rule: Rule = { kind, pattern, value, line };
+    // R-32, T6: a rule before any user-agent line belongs to no group.
+    if (this.current === null) this.outside.push(rule);
+    else this.current.rules.push(rule);
+  }
+
+  addSitemap(url: string, line: number): void {
+    // T47, R-58: recognised anywhere, bound to no group, passed on verbatim.
+    this.sitemaps.push({ url, line });
+  }
+
+  addRecord(rawKey: string, value: string, line: number, knownUnsupported: boolean): void {
+    // T4, T12, R5, R6: other keys are kept for reports; they never affect verdicts.
+    this.records.push({
+      key: asciiLower(rawKey),
+      value,
+      line,
+      knownUnsupported,
+      groupIndex: this.current === null ? null : this.groups.length - 1,
+    });
+  }
+
+  build(summary: FileSummary): RobotsTxt {
     return new RobotsTxt({
       groups: this.groups,
       sitemaps: this.sitemaps,
       records: this.records,
       rulesOutsideGroups: this.outside,
-      summary,
+      summary: { lineCount: summary.lineCount, byteLength: summary.byteLength, bomBytes: summary.bomBytes },
     });
   }
 }
 
-/** Parses a robots.txt body (bytes as served, or a string, which is UTF-8 encoded first). */
+/**
+ * Parses a robots.txt body (bytes as served, or a string, which is UTF-8 encoded first).
+ *
+ * The fast path: directives are read straight off the line cursor, with no event object per
+ * line, and ASCII values are sliced from the body's Latin-1 text. It builds exactly what
+ * `RobotsTxtBuilder` builds from `scanRobotsTxt` (test/unit/robots/parse.test.ts compares the
+ * two on the whole corpus).
+ */
 export function parseRobotsTxt(body: string | Uint8Array): RobotsTxt {
+  const text = toBodyText(body);
+  const cursor = new LineCursor(text);
   const builder = new RobotsTxtBuilder();
-  const summary = scanRobotsTxt(body, builder);
-  return builder.build(summary);
+  while (cursor.advance()) {
+    if (cursor.type === 'directive') addDirective(builder, cursor, text);
+  }
+  return builder.build({ lineCount: cursor.line, byteLength: text.bytes.length, bomBytes: cursor.bomBytes });
+}
+
+function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor, body: BodyText): void {
+  const vs = cursor.valueStart;
+  const ve = cursor.valueEnd;
+  const value = rangeText(body, vs, ve);
+  const spelling = cursor.spelling;
+  if (spelling === null) {
+    const knownUnsupported = isKnownUnsupportedKey(body.text, cursor.keyStart, cursor.keyEnd);
+    builder.addRecord(rangeText(body, cursor.keyStart, cursor.keyEnd), value, cursor.line, knownUnsupported);
+    return;
+  }
+  switch (spelling.key) {
+    case 'user-agent':
+      builder.addUserAgent(value, cursor.line);
+      return;
+    case 'sitemap':
+      builder.addSitemap(value, cursor.line);
+      return;
+    default: {
+      // An ASCII value with no `%` is its own pattern (T28, T49).
+      const plain = body.ascii ? !value.includes('%') : !needsPatternEscape(body.text, vs, ve);
+      const pattern = plain ? value : escapePatternText(body.text, vs, ve);
+      builder.addRule(spelling.key, pattern, value, cursor.line);
+    }
+  }
 }

@@ -16,6 +16,8 @@ export interface CliRun {
 export interface RunCliOptions {
   /** Standard input: bytes, text, or a stream (ended by the caller). Empty when omitted. */
   stdin?: string | Buffer | Readable;
+  /** Environment entries layered over process.env for this run (CliIo.env). */
+  env?: Record<string, string>;
 }
 
 export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<CliRun> {
@@ -29,7 +31,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   }
   const stdout = collect();
   const stderr = collect();
-  const code = await main(argv, { stdin, stdout: stdout.stream, stderr: stderr.stream });
+  const code = await main(argv, { stdin, stdout: stdout.stream, stderr: stderr.stream, ...(options.env ? { env: options.env } : {}) });
   return { stdout: await stdout.done(), stderr: await stderr.done(), code };
 }
 

@@ -1,0 +1,2 @@
+ALTER TABLE "snapshots" ADD COLUMN "diffed_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "snapshots_undiffed_idx" ON "snapshots" USING btree ("run_id") WHERE "snapshots"."diffed_at" is null;

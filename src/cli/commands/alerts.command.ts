@@ -1,0 +1,252 @@
+/**
+ * `robots-audit alerts add|list|remove|test`: the channels alerts go to. A `webhook` channel
+ * gets JSON signed the Standard Webhooks way when it has a secret; a `--slack` channel is a
+ * Slack incoming webhook, unsigned, whose URL is itself the secret.
+ *
+ * Secrets are never printed: a secret shows as `whsec_…` (or `…`), and the last path segment of
+ * a Slack URL (its token) as `…`, as do a URL's query and credentials. Webhook URLs are user
+ * input, so `alerts test` sends through the SSRF-guarded dispatcher: an address in a private
+ * network is refused unless `--allow-network` (or ROBOTS_AUDIT_ALLOW_NETWORKS) lets it through.
+ */
+import { Option } from 'commander';
+import type { Command } from 'commander';
+import type { CliIo } from '../io.js';
+import type { CommandRegistrar } from '../main.js';
+import type { NetworkOptions } from '../network-options.js';
+import { addNetworkOptions, networkSettings } from '../network-options.js';
+import type { DatabaseOptions } from '../with-database.js';
+import { databaseUrlOption, withDatabase } from '../with-database.js';
+import { config } from '../../config/env.js';
+import type { AlertChannel, ChannelSelector, ChannelSeverity } from '../../db/channels.repo.js';
+import { createChannelsRepo } from '../../db/channels.repo.js';
+import { ALERT_SEVERITIES } from '../../db/schema.js';
+import type { DeliveryResult } from '../../http/deliver-webhook.js';
+import { deliverWebhook } from '../../http/deliver-webhook.js';
+import { createFetchDispatcher } from '../../http/fetch-dispatcher.js';
+import { SECRET_PREFIX, secretKey } from '../../http/standard-webhooks.js';
+import { testMessageBody } from '../../services/alerting/test-message.js';
+
+interface AddOptions extends DatabaseOptions {
+  slack?: boolean;
+  /** A string, or false for --no-secret. */
+  secret?: string | false;
+  minSeverity?: ChannelSeverity;
+  digest?: boolean;
+}
+
+interface ListOptions extends DatabaseOptions {
+  json?: boolean;
+}
+
+type TestOptions = DatabaseOptions & NetworkOptions;
+
+/** Characters of a failing receiver's answer shown by `alerts test`. */
+export const TEST_RESPONSE_PREVIEW_CHARS = 200;
+
+class ChannelInputError extends Error {}
+
+/** A channel URL as stored: absolute http(s), fragment dropped, in WHATWG form. */
+export function channelUrl(input: string): string {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    throw new ChannelInputError(`invalid URL "${input}": not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ChannelInputError(`invalid URL "${input}": alerts are sent over http or https, not ${url.protocol.replace(':', '')}`);
+  }
+  url.hash = '';
+  return url.href;
+}
+
+/** A secret as it may be shown: its `whsec_` prefix at most. */
+export function maskSecret(secret: string | null): string | null {
+  if (secret === null) return null;
+  return secret.startsWith(SECRET_PREFIX) ? `${SECRET_PREFIX}…` : '…';
+}
+
+/** A channel URL as it may be shown: no credentials, no query, and no token for Slack. */
+export function displayChannelUrl(channel: Pick<AlertChannel, 'kind' | 'url'>): string {
+  let url: URL;
+  try {
+    url = new URL(channel.url);
+  } catch {
+    return '…';
+  }
+  let path = url.pathname;
+  if (channel.kind === 'slack') {
+    const segments = path.split('/');
+    const last = segments.findLastIndex((s) => s !== '');
+    if (last >= 0) segments[last] = '…';
+    path = segments.join('/');
+  }
+  const credentials = url.username || url.password ? '…@' : '';
+  return `${url.protocol}//${credentials}${url.host}${path}${url.search ? '?…' : ''}`;
+}
+
+function describeChannel(channel: AlertChannel): string {
+  const delivery = channel.digest ? 'digest per run' : 'per alert';
+  const signing = channel.kind === 'slack' ? '' : channel.secret ? ', signed' : ', unsigned';
+  return `${channel.kind} ${displayChannelUrl(channel)} (min severity ${channel.minSeverity}, ${delivery}${signing})`;
+}
+
+/** `3` is an id; anything else a URL, read as `alerts add` stores it. */
+function parseSelector(input: string): ChannelSelector {
+  return /^\d+$/.test(input.trim()) ? Number(input.trim()) : channelUrl(input);
+}
+
+function writeTable(channels: AlertChannel[], io: CliIo): void {
+  const rows = [
+    ['ID', 'KIND', 'MIN', 'DIGEST', 'SECRET', 'ENABLED', 'URL'],
+    ...channels.map((c) => [String(c.id), c.kind, c.minSeverity, c.digest ? 'yes' : 'no', maskSecret(c.secret) ?? '-', c.enabled ? 'yes' : 'no', displayChannelUrl(c)]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+}
+
+function testLine(channel: AlertChannel, result: DeliveryResult): string {
+  const name = `channel ${channel.id} ${channel.kind} ${displayChannelUrl(channel)}`;
+  if (result.ok) return `${name}: HTTP ${result.status}, delivered in ${result.durationMs} ms`;
+  if (result.status === null) return `${name}: no response, failed (${result.error ?? 'unknown error'})`;
+  const answer = (result.responseSnippet ?? '').split('\n')[0]!.slice(0, TEST_RESPONSE_PREVIEW_CHARS).trim();
+  return `${name}: HTTP ${result.status}, failed${answer ? ` (${answer})` : ''}`;
+}
+
+export const registerAlertsCommand: CommandRegistrar = (program: Command, io: CliIo) => {
+  const alerts = program.command('alerts').description('Manage where alerts are sent: signed webhooks and Slack.');
+
+  const fail = (message: string) => {
+    io.stderr.write(`robots-audit: ${message}\n`);
+    io.exitCode = 1;
+  };
+
+  alerts
+    .command('add')
+    .description('Add an alert channel, or update the one with the same kind and URL.')
+    .argument('<url>', 'the webhook URL (http or https)')
+    .option('--slack', 'a Slack incoming webhook (unsigned: its URL is the secret)')
+    .option('--secret <secret>', 'sign deliveries with this Standard Webhooks secret (whsec_<base64>, or any string)')
+    .option('--no-secret', 'stop signing: remove the stored secret')
+    .addOption(new Option('--min-severity <severity>', 'least severe alert sent (default: warning)').choices(ALERT_SEVERITIES))
+    .option('--digest', 'one message per run instead of one per alert')
+    .option('--no-digest', 'one message per alert (the default)')
+    .addOption(databaseUrlOption())
+    .addHelpText('after', '\nAdding a channel again updates only the settings given, and enables it again.')
+    .action(async (input: string, options: AddOptions) => {
+      const kind = options.slack ? 'slack' : 'webhook';
+      let url: string;
+      try {
+        url = channelUrl(input);
+        if (typeof options.secret === 'string') {
+          if (kind === 'slack') throw new ChannelInputError('--secret: Slack incoming webhooks are not signed (the URL is the secret)');
+          if (options.secret === '') throw new ChannelInputError('--secret: empty secret');
+          secretKey(options.secret);
+        }
+      } catch (err) {
+        return fail((err as Error).message);
+      }
+      const secret = typeof options.secret === 'string' ? options.secret : options.secret === false ? null : undefined;
+      await withDatabase(options, async (db) => {
+        const { channel, created } = await createChannelsRepo(db).addChannel({
+          kind,
+          url,
+          ...(secret !== undefined ? { secret } : {}),
+          ...(options.minSeverity !== undefined ? { minSeverity: options.minSeverity } : {}),
+          ...(options.digest !== undefined ? { digest: options.digest } : {}),
+        });
+        io.stdout.write(`${created ? 'added' : 'updated'} channel ${channel.id}: ${describeChannel(channel)}\n`);
+      });
+    });
+
+  alerts
+    .command('list')
+    .description('List the alert channels (secrets masked).')
+    .option('--json', 'write a JSON array')
+    .addOption(databaseUrlOption())
+    .action(async (options: ListOptions) => {
+      await withDatabase(options, async (db) => {
+        const channels = await createChannelsRepo(db).listChannels();
+        if (options.json) {
+          const out = channels.map((c) => ({
+            id: c.id,
+            kind: c.kind,
+            url: displayChannelUrl(c),
+            minSeverity: c.minSeverity,
+            digest: c.digest,
+            secret: maskSecret(c.secret),
+            enabled: c.enabled,
+            createdAt: c.createdAt.toISOString(),
+          }));
+          io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        } else if (channels.length === 0) {
+          io.stdout.write('no alert channels\n');
+        } else {
+          writeTable(channels, io);
+        }
+      });
+    });
+
+  alerts
+    .command('remove')
+    .description('Remove an alert channel (and its pending deliveries).')
+    .argument('<id|url>', 'the channel id (see alerts list) or its URL')
+    .addOption(databaseUrlOption())
+    .action(async (input: string, options: DatabaseOptions) => {
+      let selector: ChannelSelector;
+      try {
+        selector = parseSelector(input);
+      } catch (err) {
+        return fail((err as Error).message);
+      }
+      await withDatabase(options, async (db) => {
+        const repo = createChannelsRepo(db);
+        const found = await repo.findChannels(selector);
+        if (found.length === 0) return fail(`no alert channel matches "${input}"`);
+        await repo.removeChannel(selector);
+        for (const channel of found) io.stdout.write(`removed channel ${channel.id}: ${channel.kind} ${displayChannelUrl(channel)}\n`);
+      });
+    });
+
+  const test = alerts
+    .command('test')
+    .description('Send a test message now to one channel, or to every enabled channel, and show the answer.')
+    .argument('[id|url]', 'the channel id or URL (default: every enabled channel)')
+    .addOption(databaseUrlOption());
+  addNetworkOptions(test)
+    .addHelpText('after', '\nExit code 1 when any channel did not answer 2xx.')
+    .action(async (input: string | undefined, options: TestOptions) => {
+      let selector: ChannelSelector | undefined;
+      let network;
+      try {
+        selector = input === undefined ? undefined : parseSelector(input);
+        network = networkSettings(options, config());
+      } catch (err) {
+        return fail((err as Error).message);
+      }
+      const channels = await withDatabase(options, (db) => {
+        const repo = createChannelsRepo(db);
+        return selector === undefined ? repo.enabledChannels() : repo.findChannels(selector);
+      });
+      if (channels.length === 0) return fail(input === undefined ? 'no enabled alert channel to test' : `no alert channel matches "${input}"`);
+      const dispatcher = createFetchDispatcher({ connectTimeoutMs: config().ROBOTS_AUDIT_CONNECT_TIMEOUT_MS, ...network });
+      try {
+        for (const channel of channels) {
+          const now = new Date();
+          const result = await deliverWebhook({
+            url: channel.url,
+            kind: channel.kind,
+            body: testMessageBody(channel.kind, channel.id, now),
+            ...(channel.secret ? { secret: channel.secret } : {}),
+            messageId: `test-ch${channel.id}-${now.getTime()}`,
+            dispatcher: dispatcher.agent,
+            userAgent: config().ROBOTS_AUDIT_USER_AGENT,
+          });
+          io.stdout.write(`${testLine(channel, result)}\n`);
+          if (!result.ok) io.exitCode = 1;
+        }
+      } finally {
+        await dispatcher.close();
+      }
+    });
+};

@@ -1,0 +1,215 @@
+/**
+ * `robots-audit audit`: start a run now. `--wait` follows it to the end with a progress bar (on
+ * a terminal; plain lines otherwise), prints its summary and exits non-zero when it could not
+ * complete. `--at` records the run at that time: the run's policy clock (the 30-day rule, D-3)
+ * uses it, so demos, tests and backfills can replay nights. `--work` processes the jobs in this
+ * process too, for one-off runs without a separate worker.
+ */
+import { randomUUID } from 'node:crypto';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { sql } from 'drizzle-orm';
+import type { AuditRun } from '../../db/index.js';
+import { QUEUES } from '../../queues/contracts.js';
+import { createRuntime } from '../../services/runtime.js';
+import type { Runtime } from '../../services/runtime.js';
+import { startPipelineWorkers } from '../../services/pipeline-workers.js';
+import type { CliIo } from '../io.js';
+import type { CommandRegistrar } from '../main.js';
+import type { ConnectionOptions } from '../pipeline-config.js';
+import { addConnectionOptions, cliLogger, pipelineConfig } from '../pipeline-config.js';
+
+interface AuditOptions extends ConnectionOptions {
+  portfolio?: string;
+  wait?: boolean;
+  at?: string;
+  work?: boolean;
+  json?: boolean;
+}
+
+/** How often `--wait` looks at the run. */
+export const WAIT_POLL_MS = 250;
+/** With no progress for this long, `--wait` re-enqueues what lost jobs left undone. */
+export const WAIT_RECONCILE_MS = 30_000;
+
+export interface RunSummary {
+  run: { id: number; key: string; status: string; runAt: string; startedAt: string | null; finishedAt: string | null; sites: number };
+  outcomes: Record<string, number>;
+  policies: Record<string, number>;
+  changes: Record<string, number>;
+  flips: number;
+  alerts: Record<string, number>;
+  failedJobs: number;
+}
+
+export function runKeyFor(at: Date | null, portfolio: string | null, now: Date): string {
+  const scope = portfolio ? `-${portfolio}` : '';
+  // --at names the night: the same night replayed twice is the same run (and adds nothing).
+  return at ? `at-${at.toISOString()}${scope}` : `manual-${now.toISOString()}-${randomUUID().slice(0, 8)}${scope}`;
+}
+
+async function failedJobsOf(rt: Runtime, runId: number): Promise<string[]> {
+  const failed: string[] = [];
+  for (const queue of [rt.queues.fetch, rt.queues.diff]) {
+    for (const job of await queue.getFailed(0, -1)) {
+      if (job.data?.runId === runId) failed.push(`${queue.name} ${job.id}: ${job.failedReason}`);
+    }
+  }
+  return failed;
+}
+
+export async function summarizeRun(rt: Runtime, run: AuditRun, failedJobs: number): Promise<RunSummary> {
+  const counts = await rt.repos.runs.computeCounts(run.id);
+  const flips = await rt.db.db.execute<{ n: string }>(sql`select count(*) as n from verdict_flips where run_id = ${run.id}`);
+  const alerts = await rt.db.db.execute<{ severity: string; n: string }>(
+    sql`select severity::text, count(*) as n from alerts where run_id = ${run.id} group by severity`,
+  );
+  return {
+    run: {
+      id: run.id,
+      key: run.runKey,
+      status: run.status,
+      runAt: run.runAt.toISOString(),
+      startedAt: run.startedAt?.toISOString() ?? null,
+      finishedAt: run.finishedAt?.toISOString() ?? null,
+      sites: run.sitesTotal,
+    },
+    outcomes: counts.outcome ?? {},
+    policies: counts.policy ?? {},
+    changes: counts.change ?? {},
+    flips: Number(flips.rows[0]?.n ?? 0),
+    alerts: Object.fromEntries(alerts.rows.map((r) => [r.severity, Number(r.n)])),
+    failedJobs,
+  };
+}
+
+function formatCounts(counts: Record<string, number>): string {
+  const entries = Object.entries(counts);
+  return entries.length === 0 ? 'none' : entries.map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
+export function formatSummary(s: RunSummary): string {
+  return [
+    `run ${s.run.id} (${s.run.key}) ${s.run.status}: ${s.run.sites} sites, night of ${s.run.runAt}`,
+    `  fetch outcomes: ${formatCounts(s.outcomes)}`,
+    `  policies:       ${formatCounts(s.policies)}`,
+    `  changes:        ${formatCounts(s.changes)}`,
+    `  verdict flips:  ${s.flips}`,
+    `  alerts:         ${formatCounts(s.alerts)}`,
+    ...(s.failedJobs > 0 ? [`  failed jobs:    ${s.failedJobs}`] : []),
+  ].join('\n');
+}
+
+/** Follows a run to its end; resolves with the failed jobs (empty when it completed). */
+async function waitForRun(rt: Runtime, runId: number, io: CliIo): Promise<{ run: AuditRun; failed: string[] }> {
+  const tty = Boolean((io.stdout as NodeJS.WriteStream).isTTY);
+  const bar = tty
+    ? new cliProgress.SingleBar(
+        { format: 'sites {bar} {value}/{total} | failures {failures} | {rate}/s | ETA {eta_formatted}', hideCursor: true, stream: io.stdout as NodeJS.WriteStream },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+  const started = Date.now();
+  let lastDone = -1;
+  let lastChange = Date.now();
+  let lastLine = 0;
+  let run = (await rt.repos.runs.getRun(runId))!;
+  bar?.start(run.sitesTotal, 0, { failures: 0, rate: '0.0' });
+  try {
+    for (;;) {
+      run = (await rt.repos.runs.getRun(runId))!;
+      const progress = await rt.repos.changes.runProgress(runId);
+      const unreachable = await rt.db.db.execute<{ n: string }>(
+        sql`select count(*) as n from snapshots where run_id = ${runId} and outcome in ('server_error', 'network_error')`,
+      );
+      const failures = Number(unreachable.rows[0]?.n ?? 0);
+      const rate = (progress.diffed / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
+      if (bar) bar.update(progress.diffed, { failures, rate });
+      else if (progress.diffed !== lastDone && (Date.now() - lastLine > 2_000 || progress.diffed >= run.sitesTotal)) {
+        io.stdout.write(`progress: ${progress.diffed}/${run.sitesTotal} sites, ${failures} unreachable, ${rate}/s\n`);
+        lastLine = Date.now();
+      }
+      if (run.status !== 'running') return { run, failed: [] };
+      if (progress.diffed !== lastDone) {
+        lastDone = progress.diffed;
+        lastChange = Date.now();
+      } else {
+        const failed = await failedJobsOf(rt, runId);
+        if (failed.length > 0 && (await rt.queues.fetch.getActiveCount()) + (await rt.queues.diff.getActiveCount()) === 0) {
+          return { run, failed };
+        }
+        if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
+          await rt.lifecycle.reconcile(runId);
+          lastChange = Date.now();
+        }
+      }
+      await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
+    }
+  } finally {
+    bar?.stop();
+  }
+}
+
+export const registerAuditCommand: CommandRegistrar = (program: Command, io: CliIo) => {
+  addConnectionOptions(
+    program
+      .command('audit')
+      .description('Start an audit run now (all enabled sites, or one portfolio).')
+      .option('--portfolio <name>', 'only the sites of this portfolio')
+      .option('--wait', 'follow the run to its end, print its summary; exit 1 if it could not complete')
+      .option('--at <iso-time>', 'record the run as taking place at this time (its policy clock; replays and backfills)')
+      .option('--work', 'also process the jobs in this process (no separate worker needed)')
+      .option('--json', 'print the summary as JSON'),
+  ).action(async (options: AuditOptions) => {
+    let at: Date | null = null;
+    if (options.at !== undefined) {
+      at = new Date(options.at);
+      if (Number.isNaN(at.getTime())) {
+        io.stderr.write(`robots-audit: --at: not an ISO time: "${options.at}"\n`);
+        io.exitCode = 2;
+        return;
+      }
+    }
+    const config = pipelineConfig(io, options);
+    const log = cliLogger(config, io, options.work ? 'warn' : undefined);
+    const rt = await createRuntime(config, log);
+    const workers = options.work ? startPipelineWorkers(rt, ['fetch', 'diff', 'alerts']) : null;
+    try {
+      const { run, created, enqueued } = await rt.lifecycle.startRun({
+        runKey: runKeyFor(at, options.portfolio ?? null, new Date()),
+        trigger: 'manual',
+        runAt: at ?? new Date(),
+        portfolio: options.portfolio ?? null,
+      });
+      if (!options.json) {
+        io.stdout.write(
+          created
+            ? `run ${run.id} (${run.runKey}) started: ${run.sitesTotal} sites\n`
+            : `run ${run.id} (${run.runKey}) exists already (${run.status}); ${enqueued} missing fetches enqueued\n`,
+        );
+      }
+      if (!options.wait && !options.work) return;
+      const { run: ended, failed } = await waitForRun(rt, run.id, io);
+      // Deliveries go out after the run's last diff; let the in-process worker finish them.
+      if (workers) await drainAlerts(rt);
+      const summary = await summarizeRun(rt, ended, failed.length);
+      io.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
+      for (const f of failed.slice(0, 20)) io.stderr.write(`failed: ${f}\n`);
+      if (ended.status !== 'completed') io.exitCode = 1;
+    } finally {
+      await workers?.close(config.ROBOTS_AUDIT_SHUTDOWN_GRACE_MS);
+      await rt.close();
+    }
+  });
+};
+
+/** Waits (bounded) until the alerts queue has nothing waiting or running. */
+async function drainAlerts(rt: Runtime, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const counts = await rt.queues.alerts.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    if (Object.values(counts).every((n) => n === 0)) return;
+    await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
+  }
+  rt.log.warn({ queue: QUEUES.alerts }, 'alert deliveries still pending; the worker will finish them');
+}

@@ -1,0 +1,38 @@
+/**
+ * Configuration of the commands that run the pipeline (worker, scheduler, audit): the
+ * environment (with the caller's overrides, see CliIo.env) plus the connection flags.
+ */
+import { Option } from 'commander';
+import type { Command } from 'commander';
+import { loadConfig } from '../config/env.js';
+import type { AppConfig } from '../config/env.js';
+import { createLogger } from '../log/logger.js';
+import type { Logger } from '../log/logger.js';
+import type { CliIo } from './io.js';
+
+export interface ConnectionOptions {
+  databaseUrl?: string;
+  redisUrl?: string;
+  queuePrefix?: string;
+}
+
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--database-url <url>', 'PostgreSQL URL (default: DATABASE_URL)'))
+    .addOption(new Option('--redis-url <url>', 'Redis URL (default: REDIS_URL)'))
+    .addOption(new Option('--queue-prefix <prefix>', 'BullMQ key prefix (default: ROBOTS_AUDIT_QUEUE_PREFIX)'));
+}
+
+export function pipelineConfig(io: CliIo, options: ConnectionOptions): AppConfig {
+  const overrides: Record<string, string> = {};
+  if (options.databaseUrl) overrides.DATABASE_URL = options.databaseUrl;
+  if (options.redisUrl) overrides.REDIS_URL = options.redisUrl;
+  if (options.queuePrefix) overrides.ROBOTS_AUDIT_QUEUE_PREFIX = options.queuePrefix;
+  // eslint-disable-next-line no-restricted-properties -- the CLI's one read of the environment, validated by loadConfig
+  return loadConfig({ ...process.env, ...io.env }, overrides);
+}
+
+/** JSON log lines on stderr (stdout stays for the command's own output). */
+export function cliLogger(config: AppConfig, io: CliIo, level?: string): Logger {
+  return createLogger(level ?? config.ROBOTS_AUDIT_LOG_LEVEL, io.stderr);
+}

@@ -1,0 +1,176 @@
+/**
+ * Alerts and their deliveries. Both are idempotent on a `dedupe_key` (habit 5): a diff job that
+ * runs twice, or a re-run of a night, raises no alert twice and queues no delivery twice, yet
+ * gets back every row it would have written, so it can still make sure each delivery is queued.
+ *
+ * A delivery's life: `pending` -> `delivered`, or `pending` -> `failed` once retries are given
+ * up. `markDelivered` and `markAttemptFailed` each count one attempt; `markFailed` counts none
+ * (call it after the last `markAttemptFailed`, or for a permanent error after recording it).
+ */
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { Executor } from './client.js';
+import type { AlertChannel } from './channels.repo.js';
+import { ALERT_SEVERITIES, alertChannels, alertDeliveries, alerts, sites } from './schema.js';
+
+export type Alert = typeof alerts.$inferSelect;
+export type AlertSeverityName = Alert['severity'];
+export type AlertDelivery = typeof alertDeliveries.$inferSelect;
+
+/** An alert to raise: `dedupeKey` decides whether it exists already. */
+export type AlertInput = Pick<typeof alerts.$inferInsert, 'dedupeKey' | 'runId' | 'siteId' | 'severity' | 'kind' | 'title' | 'details'>;
+
+/** An alert with its site's origin (null for run-level alerts or a removed site). */
+export type AlertWithOrigin = Alert & { origin: string | null };
+
+export interface Written<T> {
+  /** Rows this call created, in input order. */
+  inserted: T[];
+  /** Rows that existed already (same dedupe key), in input order. */
+  existing: T[];
+}
+
+/** One alert to one channel, or the digest of a run to one channel. */
+export type DeliveryTarget = { channelId: number; alertId: number } | { channelId: number; digestRunId: number };
+
+export interface DeliveryWithContext {
+  delivery: AlertDelivery;
+  channel: AlertChannel;
+  /**
+   * The alert of a single delivery, or for a digest every alert of the run at or above the
+   * channel's minimum severity.
+   */
+  alerts: AlertWithOrigin[];
+  /** Set for digests. */
+  digestRunId: number | null;
+}
+
+/** `ch<id>:alert<id>` / `ch<id>:run<id>:digest`, as the schema documents. */
+export function deliveryDedupeKey(target: DeliveryTarget): string {
+  return 'alertId' in target ? `ch${target.channelId}:alert${target.alertId}` : `ch${target.channelId}:run${target.digestRunId}:digest`;
+}
+
+/** The severities at least as severe as `min` (critical > warning > info). */
+export function severitiesAtLeast(min: AlertSeverityName): AlertSeverityName[] {
+  return ALERT_SEVERITIES.slice(0, ALERT_SEVERITIES.indexOf(min) + 1);
+}
+
+function inOrder<T>(keys: readonly string[], rows: readonly T[], keyOf: (row: T) => string): T[] {
+  const byKey = new Map(rows.map((r) => [keyOf(r), r]));
+  return keys.flatMap((k) => (byKey.has(k) ? [byKey.get(k)!] : []));
+}
+
+export function createAlertsRepo(db: Executor) {
+  const withOrigin = () =>
+    db
+      .select({ alert: alerts, origin: sites.origin })
+      .from(alerts)
+      .leftJoin(sites, eq(sites.id, alerts.siteId))
+      .$dynamic();
+
+  /** A run's alerts at or above `minSeverity`, most severe first, then by origin and kind. */
+  async function alertsOfRun(runId: number, minSeverity: AlertSeverityName = 'info'): Promise<AlertWithOrigin[]> {
+    const rows = await withOrigin()
+      .where(and(eq(alerts.runId, runId), inArray(alerts.severity, severitiesAtLeast(minSeverity))))
+      .orderBy(asc(alerts.severity), asc(sites.origin), asc(alerts.kind), asc(alerts.id));
+    return rows.map((r) => ({ ...r.alert, origin: r.origin }));
+  }
+
+  async function deliveriesByKey(keys: readonly string[]): Promise<AlertDelivery[]> {
+    if (keys.length === 0) return [];
+    return db.select().from(alertDeliveries).where(inArray(alertDeliveries.dedupeKey, [...keys]));
+  }
+
+  return {
+    alertsOfRun,
+
+    /** Raises alerts; one whose dedupe key exists is not written again but is returned in `existing`. */
+    async insertAlerts(drafts: readonly AlertInput[]): Promise<Written<Alert>> {
+      const unique = [...new Map(drafts.map((d) => [d.dedupeKey, d])).values()];
+      if (unique.length === 0) return { inserted: [], existing: [] };
+      const keys = unique.map((d) => d.dedupeKey);
+      const inserted = await db.insert(alerts).values(unique).onConflictDoNothing({ target: alerts.dedupeKey }).returning();
+      const insertedKeys = new Set(inserted.map((a) => a.dedupeKey));
+      const rest = keys.filter((k) => !insertedKeys.has(k));
+      const existing = rest.length === 0 ? [] : await db.select().from(alerts).where(inArray(alerts.dedupeKey, rest));
+      const keyOf = (a: Alert) => a.dedupeKey;
+      return { inserted: inOrder(keys, inserted, keyOf), existing: inOrder(rest, existing, keyOf) };
+    },
+
+    /** Queues deliveries (status pending); one whose dedupe key exists is returned in `existing`. */
+    async createDeliveries(targets: readonly DeliveryTarget[]): Promise<Written<AlertDelivery>> {
+      const rows = [
+        ...new Map(
+          targets.map((t) => {
+            const dedupeKey = deliveryDedupeKey(t);
+            const row = 'alertId' in t ? { channelId: t.channelId, alertId: t.alertId, dedupeKey } : { channelId: t.channelId, runId: t.digestRunId, dedupeKey };
+            return [dedupeKey, row] as const;
+          }),
+        ).values(),
+      ];
+      if (rows.length === 0) return { inserted: [], existing: [] };
+      const keys = rows.map((r) => r.dedupeKey);
+      const inserted = await db.insert(alertDeliveries).values(rows).onConflictDoNothing({ target: alertDeliveries.dedupeKey }).returning();
+      const insertedKeys = new Set(inserted.map((d) => d.dedupeKey));
+      const rest = keys.filter((k) => !insertedKeys.has(k));
+      const keyOf = (d: AlertDelivery) => d.dedupeKey;
+      return { inserted: inOrder(keys, inserted, keyOf), existing: inOrder(rest, await deliveriesByKey(rest), keyOf) };
+    },
+
+    /** A delivery with what sending it needs; null when it (or its channel) was deleted. */
+    async getDelivery(id: number): Promise<DeliveryWithContext | null> {
+      const rows = await db
+        .select({ delivery: alertDeliveries, channel: alertChannels })
+        .from(alertDeliveries)
+        .innerJoin(alertChannels, eq(alertChannels.id, alertDeliveries.channelId))
+        .where(eq(alertDeliveries.id, id))
+        .limit(1);
+      const row = rows[0];
+      if (!row) return null;
+      const { delivery, channel } = row;
+      if (delivery.alertId !== null) {
+        const found = await withOrigin().where(eq(alerts.id, delivery.alertId)).limit(1);
+        return { delivery, channel, alerts: found.map((r) => ({ ...r.alert, origin: r.origin })), digestRunId: null };
+      }
+      const runId = delivery.runId;
+      return { delivery, channel, alerts: runId === null ? [] : await alertsOfRun(runId, channel.minSeverity), digestRunId: runId };
+    },
+
+    /** Counts the attempt that succeeded. A delivery already delivered is left as it is. */
+    async markDelivered(id: number, httpStatus: number | null, at: Date = new Date()): Promise<AlertDelivery | null> {
+      const rows = await db
+        .update(alertDeliveries)
+        .set({
+          status: 'delivered',
+          attempts: sql`${alertDeliveries.attempts} + 1`,
+          lastStatus: httpStatus,
+          lastError: null,
+          deliveredAt: at,
+        })
+        .where(and(eq(alertDeliveries.id, id), ne(alertDeliveries.status, 'delivered')))
+        .returning();
+      return rows[0] ?? null;
+    },
+
+    /** Counts a failed attempt of a pending delivery, keeping its error and HTTP status. */
+    async markAttemptFailed(id: number, error: string, httpStatus: number | null): Promise<AlertDelivery | null> {
+      const rows = await db
+        .update(alertDeliveries)
+        .set({ attempts: sql`${alertDeliveries.attempts} + 1`, lastError: error, lastStatus: httpStatus })
+        .where(and(eq(alertDeliveries.id, id), eq(alertDeliveries.status, 'pending')))
+        .returning();
+      return rows[0] ?? null;
+    },
+
+    /** Gives a pending delivery up (no attempt counted); `error` replaces the last error when given. */
+    async markFailed(id: number, error?: string): Promise<AlertDelivery | null> {
+      const rows = await db
+        .update(alertDeliveries)
+        .set({ status: 'failed', ...(error !== undefined ? { lastError: error } : {}) })
+        .where(and(eq(alertDeliveries.id, id), eq(alertDeliveries.status, 'pending')))
+        .returning();
+      return rows[0] ?? null;
+    },
+  };
+}
+
+export type AlertsRepo = ReturnType<typeof createAlertsRepo>;

@@ -1,0 +1,93 @@
+/**
+ * What the diff worker writes for a site's night: the change record, every verdict, the flips,
+ * and the mark that the snapshot is done. Written in one transaction by the caller; every insert
+ * is idempotent on its natural key, so a retried diff job adds nothing.
+ */
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Executor } from './client.js';
+import { alertDeliveries, alerts, snapshotChanges, snapshots, verdictFlips, verdicts } from './schema.js';
+
+export type ChangeInput = typeof snapshotChanges.$inferInsert;
+export type VerdictInput = typeof verdicts.$inferInsert;
+export type FlipInput = typeof verdictFlips.$inferInsert;
+export type Verdict = typeof verdicts.$inferSelect;
+
+export function createChangesRepo(db: Executor) {
+  return {
+    async insertChange(input: ChangeInput): Promise<void> {
+      await db.insert(snapshotChanges).values(input).onConflictDoNothing({ target: snapshotChanges.snapshotId });
+    },
+
+    async insertVerdicts(rows: VerdictInput[]): Promise<void> {
+      // Chunks keep each statement under Postgres's 65,535 bind parameters (5 per row).
+      for (let i = 0; i < rows.length; i += 5_000) {
+        await db.insert(verdicts).values(rows.slice(i, i + 5_000)).onConflictDoNothing();
+      }
+    },
+
+    async insertFlips(rows: FlipInput[]): Promise<void> {
+      for (let i = 0; i < rows.length; i += 2_000) {
+        await db.insert(verdictFlips).values(rows.slice(i, i + 2_000)).onConflictDoNothing();
+      }
+    },
+
+    /** The verdicts of some tracked URLs in one run (the previous night of a site). */
+    async verdictsOf(runId: number, trackedUrlIds: number[]): Promise<Verdict[]> {
+      if (trackedUrlIds.length === 0) return [];
+      return db
+        .select()
+        .from(verdicts)
+        .where(and(eq(verdicts.runId, runId), inArray(verdicts.trackedUrlId, trackedUrlIds)));
+    },
+
+    /** Marks a snapshot as diffed; the first time only. */
+    async markDiffed(snapshotId: number, at: Date): Promise<void> {
+      await db
+        .update(snapshots)
+        .set({ diffedAt: sql`coalesce(${snapshots.diffedAt}, ${at.toISOString()}::timestamptz)` })
+        .where(eq(snapshots.id, snapshotId));
+    },
+
+    /** Progress of a run: snapshots stored and snapshots diffed. */
+    async runProgress(runId: number): Promise<{ snapshots: number; diffed: number }> {
+      const [all] = await db.select({ n: count() }).from(snapshots).where(eq(snapshots.runId, runId));
+      const [open] = await db
+        .select({ n: count() })
+        .from(snapshots)
+        .where(and(eq(snapshots.runId, runId), isNull(snapshots.diffedAt)));
+      const total = all?.n ?? 0;
+      return { snapshots: total, diffed: total - (open?.n ?? 0) };
+    },
+
+    /** Snapshots of a run still owed a diff (to re-enqueue after a lost job). */
+    async undiffedSiteIds(runId: number): Promise<number[]> {
+      const rows = await db
+        .select({ siteId: snapshots.siteId })
+        .from(snapshots)
+        .where(and(eq(snapshots.runId, runId), isNull(snapshots.diffedAt)));
+      return rows.map((r) => r.siteId);
+    },
+  };
+}
+
+export type ChangesRepo = ReturnType<typeof createChangesRepo>;
+
+/** Pending deliveries of the alerts of one site's night (to queue them after the diff commits). */
+export async function pendingDeliveryIds(db: Executor, runId: number, siteId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: alertDeliveries.id })
+    .from(alertDeliveries)
+    .innerJoin(alerts, eq(alerts.id, alertDeliveries.alertId))
+    .where(and(eq(alerts.runId, runId), eq(alerts.siteId, siteId), eq(alertDeliveries.status, 'pending')));
+  return rows.map((r) => r.id);
+}
+
+/** The text diff of a site's night, shown with its alerts. */
+export async function textDiffOf(db: Executor, runId: number, siteId: number): Promise<string | null> {
+  const rows = await db
+    .select({ textDiff: snapshotChanges.textDiff })
+    .from(snapshotChanges)
+    .where(and(eq(snapshotChanges.runId, runId), eq(snapshotChanges.siteId, siteId)))
+    .limit(1);
+  return rows[0]?.textDiff ?? null;
+}

@@ -1,0 +1,164 @@
+/**
+ * The BullMQ workers of the pipeline: fetch, diff and alerts (and runs, for the scheduler),
+ * each a thin shell around a service. `close(graceMs)` lets in-flight jobs finish until the
+ * deadline, then closes forcibly: a job cut off that way is stalled and another worker picks it
+ * up again, which the services make harmless (idempotent writes).
+ */
+import { Worker } from 'bullmq';
+import type { Job } from 'bullmq';
+import { deliverAlertPayload, diffSitePayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
+import { createRedis } from '../queues/connection.js';
+import { createFetchProcessor, fetchBackoff } from './fetch-site.processor.js';
+import { parsePayload } from './job-payload.js';
+import type { Runtime } from './runtime.js';
+import type { StartRunInput } from './run-lifecycle.service.js';
+
+export type PipelineQueue = 'fetch' | 'diff' | 'alerts' | 'runs';
+
+export interface PipelineWorkers {
+  workers: Worker[];
+  close(graceMs: number): Promise<void>;
+}
+
+/** Queues delivery jobs for pending deliveries (deterministic ids: no duplicates). */
+async function enqueueDeliveries(rt: Runtime, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await rt.queues.alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
+}
+
+/** Ends the run if this was its last site, and queues the digests of digest channels. */
+export async function finishRunIfComplete(rt: Runtime, runId: number): Promise<void> {
+  const finished = await rt.lifecycle.finishIfComplete(runId);
+  if (!finished) return;
+  rt.log.info({ runId, counts: finished.counts }, 'run completed');
+  const channels = (await rt.repos.channels.enabledChannels()).filter((c) => c.digest);
+  const withAlerts = [];
+  for (const c of channels) if ((await rt.repos.alerts.alertsOfRun(runId, c.minSeverity)).length > 0) withAlerts.push(c);
+  const written = await rt.repos.alerts.createDeliveries(withAlerts.map((c) => ({ channelId: c.id, digestRunId: runId })));
+  await enqueueDeliveries(
+    rt,
+    [...written.inserted, ...written.existing].filter((d) => d.status === 'pending').map((d) => d.id),
+  );
+}
+
+/** A runs-queue job: a firing of the nightly job scheduler. Its run key is the night's date. */
+export function runInputOfSchedulerJob(job: Pick<Job, 'id' | 'timestamp' | 'data'>, timeZone: string): StartRunInput {
+  const payload = parsePayload(startRunPayload, job.data, JOBS.startRun);
+  // Scheduler job ids end with the firing time in ms; the time is the run's clock.
+  const millis = Number(/:(\d+)$/.exec(job.id ?? '')?.[1] ?? job.timestamp);
+  const runAt = new Date(millis);
+  const day = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(runAt);
+  const scope = payload.portfolio ? `-${payload.portfolio}` : '';
+  return { runKey: `nightly-${day}${scope}`, trigger: 'scheduled', runAt, portfolio: payload.portfolio };
+}
+
+export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[] = ['fetch', 'diff', 'alerts']): PipelineWorkers {
+  const { config, queues } = rt;
+  const prefix = config.ROBOTS_AUDIT_QUEUE_PREFIX;
+  // Each worker blocks on its own connection (BullMQ duplicates it); one shared base is enough.
+  const connection = createRedis(config.REDIS_URL, 'worker');
+  const workers: Worker[] = [];
+
+  if (which.includes('fetch')) {
+    const processFetch = createFetchProcessor({
+      service: rt.fetchSite,
+      hostLock: rt.hostLock,
+      diffQueue: queues.diff,
+      log: rt.log,
+      hostLockTtlMs: config.ROBOTS_AUDIT_TOTAL_TIMEOUT_MS + 5_000,
+      hostBusyDelayMs: config.ROBOTS_AUDIT_HOST_BUSY_DELAY_MS,
+    });
+    const fetchWorker = new Worker(
+      QUEUES.fetch,
+      async (job, token) => {
+        // The fetch of a removed site is skipped, and counted, so the run can still end.
+        const result = await processFetch(job, token);
+        if (result.outcome === 'site-removed') {
+          await rt.lifecycle.markSiteSkipped(job.data.runId, job.data.siteId);
+          await finishRunIfComplete(rt, job.data.runId);
+        }
+        return result;
+      },
+      {
+        connection,
+        prefix,
+        concurrency: config.ROBOTS_AUDIT_FETCH_CONCURRENCY,
+        ...(config.ROBOTS_AUDIT_FETCH_RATE_PER_SECOND > 0 ? { limiter: { max: config.ROBOTS_AUDIT_FETCH_RATE_PER_SECOND, duration: 1_000 } } : {}),
+        settings: { backoffStrategy: fetchBackoff },
+      },
+    );
+    workers.push(fetchWorker);
+  }
+
+  if (which.includes('diff')) {
+    workers.push(
+      new Worker(
+        QUEUES.diff,
+        async (job) => {
+          const { runId, siteId } = parsePayload(diffSitePayload, job.data, JOBS.diffSite);
+          const result = await rt.diffSite.diffSite(runId, siteId);
+          // Also after 'already-diffed': a crash between the commit and these steps is repaired here.
+          await enqueueDeliveries(rt, await rt.pendingDeliveries(runId, siteId));
+          await finishRunIfComplete(rt, runId);
+          return result;
+        },
+        { connection, prefix, concurrency: config.ROBOTS_AUDIT_DIFF_CONCURRENCY },
+      ),
+    );
+  }
+
+  if (which.includes('alerts')) {
+    const alertsWorker = new Worker(
+      QUEUES.alerts,
+      async (job) => {
+        const { deliveryId } = parsePayload(deliverAlertPayload, job.data, JOBS.deliverAlert);
+        return rt.delivery.deliver(deliveryId);
+      },
+      { connection, prefix, concurrency: config.ROBOTS_AUDIT_ALERT_CONCURRENCY },
+    );
+    // Retries used up: the delivery is given up and stays visible as failed.
+    alertsWorker.on('failed', (job, err) => {
+      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+      const parsed = deliverAlertPayload.safeParse(job.data);
+      if (parsed.success) void rt.repos.alerts.markFailed(parsed.data.deliveryId, err.message).catch(() => {});
+    });
+    workers.push(alertsWorker);
+  }
+
+  if (which.includes('runs')) {
+    workers.push(
+      new Worker(
+        QUEUES.runs,
+        async (job) => {
+          const input = runInputOfSchedulerJob(job, config.ROBOTS_AUDIT_TIMEZONE);
+          const { run, created, enqueued } = await rt.lifecycle.startRun(input);
+          rt.log.info({ runId: run.id, runKey: run.runKey, created, enqueued }, 'nightly run started');
+          return { runId: run.id, created, enqueued };
+        },
+        { connection, prefix, concurrency: 1 },
+      ),
+    );
+  }
+
+  for (const w of workers) {
+    // A worker's own errors (Redis gone, ...) are logged; BullMQ reconnects by itself.
+    w.on('error', (err) => rt.log.error({ queue: w.name, err }, 'worker error'));
+  }
+
+  return {
+    workers,
+    async close(graceMs) {
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)));
+      const outcome = await Promise.race([graceful.then(() => 'closed' as const), deadline]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        rt.log.warn({ graceMs }, 'shutdown deadline reached: releasing in-flight jobs');
+        await Promise.all(workers.map((w) => w.close(true)));
+      }
+      connection.disconnect();
+    },
+  };
+}
+
