@@ -14,6 +14,7 @@ import { registerDbCommand } from './commands/db.command.js';
 import { registerSitesCommand } from './commands/sites.command.js';
 import { registerAuditCommand } from './commands/audit.command.js';
 import { registerPipelineCommands } from './commands/pipeline.command.js';
+import { registerDemoCommand } from './commands/demo.command.js';
 import { registerFetchCommand } from './commands/fetch.command.js';
 import { registerTrackCommand } from './commands/track.command.js';
 import { registerAgentsCommand } from './commands/agents.command.js';
@@ -21,7 +22,7 @@ import { registerAlertsCommand } from './commands/alerts.command.js';
 
 export type CommandRegistrar = (program: Command, io: CliIo) => void;
 
-const registrars: CommandRegistrar[] = [registerCheckCommand, registerLintCommand, registerEvalCommand, registerDbCommand, registerSitesCommand, registerAuditCommand, registerPipelineCommands, registerFetchCommand, registerTrackCommand, registerAgentsCommand, registerAlertsCommand];
+const registrars: CommandRegistrar[] = [registerCheckCommand, registerLintCommand, registerEvalCommand, registerDbCommand, registerSitesCommand, registerAuditCommand, registerPipelineCommands, registerDemoCommand, registerFetchCommand, registerTrackCommand, registerAgentsCommand, registerAlertsCommand];
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('robots-audit')

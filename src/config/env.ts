@@ -68,6 +68,8 @@ export const envSchema = z.object({
   ROBOTS_AUDIT_HOST_BUSY_DELAY_MS: int(500, 1),
   /** Webhook delivery timeout, milliseconds. */
   ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS: int(15_000, 1),
+  /** Base of the exponential backoff between webhook delivery attempts (2, 4, 8, ... s); tests lower it. */
+  ROBOTS_AUDIT_ALERT_BACKOFF_MS: int(2_000, 1),
   /** Deadline to finish in-flight jobs on SIGTERM, milliseconds. */
   ROBOTS_AUDIT_SHUTDOWN_GRACE_MS: int(30_000, 0),
 

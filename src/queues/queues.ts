@@ -16,6 +16,7 @@ export const RETENTION = {
 
 /** Webhook delivery: 8 tries, exponential from 2 s (2, 4, 8, ... 256 s). */
 export const ALERT_DELIVERY_ATTEMPTS = 8;
+/** Default base of that backoff; ROBOTS_AUDIT_ALERT_BACKOFF_MS (src/config/env.ts) overrides it. */
 export const ALERT_DELIVERY_BACKOFF_MS = 2_000;
 
 /** Infrastructure failures (Postgres down, ...) in a diff job are retried this often. */
@@ -32,6 +33,8 @@ export interface Queues {
 export interface QueueSettings {
   /** Attempts of a fetch job: the retry schedule's attempts plus a margin for infrastructure failures. */
   fetchAttempts: number;
+  /** Base delay of the delivery backoff, milliseconds (default `ALERT_DELIVERY_BACKOFF_MS`). */
+  alertBackoffMs?: number;
 }
 
 export function createQueues(connection: Redis, prefix: string, settings: QueueSettings): Queues {
@@ -45,7 +48,7 @@ export function createQueues(connection: Redis, prefix: string, settings: QueueS
   const diff = new Queue(QUEUES.diff, base({ attempts: DIFF_ATTEMPTS, backoff: { type: 'exponential', delay: 1_000 } }));
   const alerts = new Queue(
     QUEUES.alerts,
-    base({ attempts: ALERT_DELIVERY_ATTEMPTS, backoff: { type: 'exponential', delay: ALERT_DELIVERY_BACKOFF_MS } }),
+    base({ attempts: ALERT_DELIVERY_ATTEMPTS, backoff: { type: 'exponential', delay: settings.alertBackoffMs ?? ALERT_DELIVERY_BACKOFF_MS } }),
   );
   const runs = new Queue(QUEUES.runs, base({ attempts: 5, backoff: { type: 'exponential', delay: 5_000 } }));
   return {

@@ -86,7 +86,10 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     factor503: config.ROBOTS_AUDIT_RETRY_503_FACTOR,
     retryAfterCapSeconds: config.ROBOTS_AUDIT_RETRY_AFTER_CAP,
   };
-  const queues = createQueues(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX, { fetchAttempts: maxAttempts(schedule) + FETCH_INFRA_ATTEMPTS });
+  const queues = createQueues(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX, {
+    fetchAttempts: maxAttempts(schedule) + FETCH_INFRA_ATTEMPTS,
+    alertBackoffMs: config.ROBOTS_AUDIT_ALERT_BACKOFF_MS,
+  });
   const hostLock = createHostLock(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX);
   const fetchOptions = { ...fetchOptionsFromConfig(config), ...options.fetchOverrides };
   // Webhook URLs are user input: deliveries go through the same SSRF guard as fetches.
