@@ -14,9 +14,9 @@ import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
+import { pipelineConfig } from '../pipeline-config.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
-import { config } from '../../config/env.js';
 import type { AlertChannel, ChannelSelector, ChannelSeverity } from '../../db/channels.repo.js';
 import { createChannelsRepo } from '../../db/channels.repo.js';
 import { ALERT_SEVERITIES } from '../../db/schema.js';
@@ -217,10 +217,12 @@ export const registerAlertsCommand: CommandRegistrar = (program: Command, io: Cl
     .addHelpText('after', '\nExit code 1 when any channel did not answer 2xx.')
     .action(async (input: string | undefined, options: TestOptions) => {
       let selector: ChannelSelector | undefined;
+      let appConfig;
       let network;
       try {
         selector = input === undefined ? undefined : parseSelector(input);
-        network = networkSettings(options, config());
+        appConfig = pipelineConfig(io, {});
+        network = networkSettings(options, appConfig);
       } catch (err) {
         return fail((err as Error).message);
       }
@@ -229,7 +231,7 @@ export const registerAlertsCommand: CommandRegistrar = (program: Command, io: Cl
         return selector === undefined ? repo.enabledChannels() : repo.findChannels(selector);
       });
       if (channels.length === 0) return fail(input === undefined ? 'no enabled alert channel to test' : `no alert channel matches "${input}"`);
-      const dispatcher = createFetchDispatcher({ connectTimeoutMs: config().ROBOTS_AUDIT_CONNECT_TIMEOUT_MS, ...network });
+      const dispatcher = createFetchDispatcher({ connectTimeoutMs: appConfig.ROBOTS_AUDIT_CONNECT_TIMEOUT_MS, ...network });
       try {
         for (const channel of channels) {
           const now = new Date();
@@ -239,8 +241,9 @@ export const registerAlertsCommand: CommandRegistrar = (program: Command, io: Cl
             body: testMessageBody(channel.kind, channel.id, now),
             ...(channel.secret ? { secret: channel.secret } : {}),
             messageId: `test-ch${channel.id}-${now.getTime()}`,
+            timeoutMs: appConfig.ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS,
             dispatcher: dispatcher.agent,
-            userAgent: config().ROBOTS_AUDIT_USER_AGENT,
+            userAgent: appConfig.ROBOTS_AUDIT_USER_AGENT,
           });
           io.stdout.write(`${testLine(channel, result)}\n`);
           if (!result.ok) io.exitCode = 1;

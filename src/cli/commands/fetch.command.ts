@@ -13,9 +13,9 @@ import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
+import { pipelineConfig } from '../pipeline-config.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
-import { config } from '../../config/env.js';
 import { createRepos } from '../../db/index.js';
 import type { FetchOptions, FetchResult } from '../../http/index.js';
 import { fetchOptionsFromConfig, fetchRobotsTxt } from '../../http/index.js';
@@ -90,7 +90,8 @@ a 5xx is an observation), 2 for a URL that cannot be parsed, a bad option or a d
     let fetchOptions: FetchOptions;
     try {
       origin = normalizeOrigin(url);
-      fetchOptions = { ...fetchOptionsFromConfig(config()), ...networkSettings(options, config()) };
+      const appConfig = pipelineConfig(io, {});
+      fetchOptions = { ...fetchOptionsFromConfig(appConfig), ...networkSettings(options, appConfig) };
     } catch (err) {
       io.stderr.write(`robots-audit: ${err instanceof InvalidUrlError ? err.message : (err as Error).message}\n`);
       io.exitCode = 2;

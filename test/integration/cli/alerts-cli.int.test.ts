@@ -233,6 +233,22 @@ describe('alerts test', () => {
     expect(hook.requests).toHaveLength(0);
   });
 
+  it('ROBOTS_AUDIT_ALLOW_NETWORKS lets the loopback through as --allow-network does', async () => {
+    const hook = await receiver();
+    await alerts(['add', hook.url]);
+    const run = await runCli(['alerts', 'test', '--database-url', testDb.url], { env: { ROBOTS_AUDIT_ALLOW_NETWORKS: '127.0.0.0/8' } });
+    expect(run.code).toBe(0);
+    expect(hook.requests).toHaveLength(1);
+  });
+
+  it('a bad --allow-network is an error before anything is sent', async () => {
+    const hook = await receiver();
+    await alerts(['add', hook.url]);
+    const run = await alerts(['test', '--allow-network', 'localhost']);
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'robots-audit: invalid allowNetworks entry "localhost": expected a CIDR such as 127.0.0.0/8\n' });
+    expect(hook.requests).toHaveLength(0);
+  });
+
   it('only enabled channels without a selector; a disabled one can be named', async () => {
     const hook = await receiver();
     await alerts(['add', hook.url]);

@@ -198,6 +198,14 @@ describe('fetch: bad input and network options', () => {
     expect(web.requestCount()).toBe(0);
   });
 
+  it('the flags add to ROBOTS_AUDIT_ALLOW_NETWORKS and ROBOTS_AUDIT_RESOLVE; a pin given here wins', async () => {
+    const env = { ROBOTS_AUDIT_ALLOW_NETWORKS: '127.0.0.0/8', ROBOTS_AUDIT_RESOLVE: 'ok.test=10.255.255.1' };
+    const fromEnv = await runCli(['fetch', web.baseUrl('ok.test'), '--json'], { env });
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ outcome: 'network_error', errorCode: 'SSRF_BLOCKED' });
+    const overridden = await runCli(['fetch', web.baseUrl('ok.test'), '--json', '--resolve', 'ok.test=127.0.0.1'], { env });
+    expect(JSON.parse(overridden.stdout)).toMatchObject({ outcome: 'ok', remoteAddress: '127.0.0.1' });
+  });
+
   it('--resolve sends a name to the fixture server', async () => {
     const pinned = await runCli(['fetch', web.baseUrl('ok.test'), '--allow-network', '127.0.0.0/8', '--resolve', 'ok.test=127.0.0.1', '--json']);
     expect(JSON.parse(pinned.stdout)).toMatchObject({ outcome: 'ok', remoteAddress: '127.0.0.1' });

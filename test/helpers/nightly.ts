@@ -1,0 +1,191 @@
+/**
+ * Replaying nights for the nightly-pipeline tests: set what a site serves tonight, run
+ * `audit --wait --at <night>` through the CLI, and read back what the night wrote, with SQL.
+ */
+import { expect } from 'vitest';
+import type { FixtureReply } from '../fixtures/web/index.js';
+import type { Pipeline } from './pipeline.js';
+
+export const DAY_MS = 24 * 3600 * 1000;
+
+/** The night `days` after `start`, as the ISO string `audit --at` takes. */
+export function nightAt(start: string, days: number): string {
+  return new Date(new Date(start).getTime() + days * DAY_MS).toISOString();
+}
+
+/** `<name>.test`: the fixture web host behind `p.origin(name)`. */
+export const hostOf = (name: string) => `${name}.test`;
+
+/** Rows of a query on the test file's database. */
+export async function rows<T extends Record<string, unknown> = Record<string, unknown>>(p: Pipeline, text: string, params: unknown[] = []): Promise<T[]> {
+  return (await p.db.pool.query<T>(text, params)).rows;
+}
+
+/** Adds sites (by fixture name) to a portfolio, or to none; returns their ids by name. */
+export async function addSites(p: Pipeline, names: string[], portfolio?: string): Promise<Record<string, number>> {
+  const added = await p.cli(['sites', 'add', ...names.map((n) => p.origin(n)), ...(portfolio ? ['--portfolio', portfolio] : [])]);
+  expect(added.code, added.stderr).toBe(0);
+  const found = await rows<{ id: number; origin: string }>(p, 'select id, origin from sites where origin = any($1)', [names.map((n) => p.origin(n))]);
+  return Object.fromEntries(names.map((n) => [n, found.find((r) => r.origin === p.origin(n))!.id]));
+}
+
+export async function track(p: Pipeline, name: string, paths: string[]): Promise<void> {
+  const tracked = await p.cli(['track', p.origin(name), ...paths]);
+  expect(tracked.code, tracked.stderr).toBe(0);
+}
+
+export interface Night {
+  runId: number;
+  runKey: string;
+  stdout: string;
+}
+
+/**
+ * One night: each site (by fixture name) serves its reply (a string is a 200 text body), then
+ * `audit --wait --at <at>` runs (limited to `portfolio` when given) and must complete.
+ */
+export async function replayNight(
+  p: Pipeline,
+  at: string,
+  serve: Record<string, string | FixtureReply>,
+  options: { portfolio?: string } = {},
+): Promise<Night> {
+  for (const [name, reply] of Object.entries(serve)) p.web.set(hostOf(name), typeof reply === 'string' ? { status: 200, body: reply } : reply);
+  const run = await p.cli(['audit', '--wait', '--at', at, ...(options.portfolio ? ['--portfolio', options.portfolio] : [])]);
+  expect(run.code, `audit --at ${at}\n${run.stderr}${run.stdout}`).toBe(0);
+  const runKey = `at-${new Date(at).toISOString()}${options.portfolio ? `-${options.portfolio}` : ''}`;
+  const [found] = await rows<{ id: number; status: string }>(p, 'select id, status from audit_runs where run_key = $1', [runKey]);
+  expect(found?.status).toBe('completed');
+  return { runId: found!.id, runKey, stdout: run.stdout };
+}
+
+/** Polls `probe` until it returns true, failing after `timeoutMs`. */
+export async function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 15_000, everyMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Waits until every delivery row has left `pending` and the alerts queue is idle. */
+export async function settleDeliveries(p: Pipeline, timeoutMs = 15_000): Promise<void> {
+  await eventually(
+    async () => {
+      const [pending] = await rows<{ n: string }>(p, "select count(*) as n from alert_deliveries where status = 'pending'");
+      if (Number(pending!.n) > 0) return false;
+      const counts = await p.rt.queues.alerts.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      return Object.values(counts).every((n) => n === 0);
+    },
+    'alert deliveries to settle',
+    timeoutMs,
+  );
+}
+
+/** The tables a night writes to, with their row counts. */
+export const NIGHT_TABLES = [
+  'audit_runs',
+  'snapshots',
+  'fetch_attempts',
+  'bodies',
+  'snapshot_changes',
+  'verdicts',
+  'verdict_flips',
+  'alerts',
+  'alert_deliveries',
+] as const;
+
+export async function tableCounts(p: Pipeline): Promise<Record<(typeof NIGHT_TABLES)[number], number>> {
+  const out = {} as Record<(typeof NIGHT_TABLES)[number], number>;
+  for (const table of NIGHT_TABLES) {
+    const [r] = await rows<{ n: string }>(p, `select count(*) as n from ${table}`);
+    out[table] = Number(r!.n);
+  }
+  return out;
+}
+
+export interface FlipRow {
+  url: string;
+  token: string;
+  from_allowed: boolean | null;
+  to_allowed: boolean;
+  cause: string;
+  rule_before: { line: number; kind: string; value: string; pattern: string } | null;
+  rule_after: { line: number; kind: string; value: string; pattern: string } | null;
+}
+
+/** The verdict flips of a run for one site, by URL then agent token. */
+export function flipsOf(p: Pipeline, runId: number, siteId: number): Promise<FlipRow[]> {
+  return rows<FlipRow & Record<string, unknown>>(
+    p,
+    `select u.url, a.token, f.from_allowed, f.to_allowed, f.cause, f.rule_before, f.rule_after
+       from verdict_flips f
+       join tracked_urls u on u.id = f.tracked_url_id
+       join user_agents a on a.id = f.user_agent_id
+      where f.run_id = $1 and f.site_id = $2
+      order by u.url, a.token`,
+    [runId, siteId],
+  );
+}
+
+export interface AlertRow {
+  id: number;
+  dedupe_key: string;
+  severity: string;
+  kind: string;
+  title: string;
+  details: Record<string, unknown> & { flips?: { url: string; agent: string; from: boolean | null; to: boolean; cause: string }[]; flipsTotal?: number };
+}
+
+/** The alerts of a run for one site, most severe first then by kind. */
+export function alertsOf(p: Pipeline, runId: number, siteId: number): Promise<AlertRow[]> {
+  return rows<AlertRow & Record<string, unknown>>(
+    p,
+    'select id::int, dedupe_key, severity::text, kind, title, details from alerts where run_id = $1 and site_id = $2 order by severity, kind',
+    [runId, siteId],
+  );
+}
+
+export interface ChangeRow {
+  kinds: string[];
+  text_diff: string | null;
+  rule_diff: Record<string, unknown> | null;
+  outcome_from: string | null;
+  outcome_to: string;
+  policy_from: string | null;
+  policy_to: string;
+}
+
+/** The change record of a site's night, or undefined when nothing changed. */
+export async function changeOf(p: Pipeline, runId: number, siteId: number): Promise<ChangeRow | undefined> {
+  const [row] = await rows<ChangeRow & Record<string, unknown>>(
+    p,
+    'select kinds, text_diff, rule_diff, outcome_from::text, outcome_to::text, policy_from::text, policy_to::text from snapshot_changes where run_id = $1 and site_id = $2',
+    [runId, siteId],
+  );
+  return row;
+}
+
+export interface SnapshotRow {
+  id: number;
+  outcome: string;
+  policy: string;
+  policy_reason: string;
+  policy_snapshot_id: number | null;
+  unreachable_since: Date | null;
+}
+
+export async function snapshotOf(p: Pipeline, runId: number, siteId: number): Promise<SnapshotRow> {
+  const [row] = await rows<SnapshotRow & Record<string, unknown>>(
+    p,
+    'select id::int, outcome::text, policy::text, policy_reason, policy_snapshot_id::int, unreachable_since from snapshots where run_id = $1 and site_id = $2',
+    [runId, siteId],
+  );
+  expect(row, `snapshot of run ${runId}, site ${siteId}`).toBeDefined();
+  return row!;
+}
+
+/** The default agents (migration 0002), by token, in the order `flipsOf` sorts them. */
+export async function defaultAgentTokens(p: Pipeline): Promise<string[]> {
+  return (await rows<{ token: string }>(p, 'select token from user_agents where is_default order by token')).map((r) => r.token);
+}
