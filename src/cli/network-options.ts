@@ -10,8 +10,8 @@ import { parseResolvePins } from '../http/resolve-pins.js';
 import { createSsrfGuard } from '../http/ssrf-guard.js';
 
 export interface NetworkOptions {
-  allowNetwork: string[];
-  resolve: string[];
+  allowNetwork?: string[];
+  resolve?: string[];
 }
 
 export interface NetworkSettings {
@@ -19,14 +19,14 @@ export interface NetworkSettings {
   resolvePins: string[];
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 export function addNetworkOptions(command: Command): Command {
   return command
-    .option('--allow-network <cidr>', 'let the SSRF guard through to this network, e.g. 10.0.0.0/8 (repeatable)', collect, [])
-    .option('--resolve <host=ip>', 'send a host name (or *.suffix) to a fixed address, like curl --resolve (repeatable)', collect, []);
+    .option('--allow-network <cidr>', 'let the SSRF guard through to this network, e.g. 10.0.0.0/8 (repeatable)', collect)
+    .option('--resolve <host=ip>', 'send a host name (or *.suffix) to a fixed address, like curl --resolve (repeatable)', collect);
 }
 
 /**
@@ -34,9 +34,9 @@ export function addNetworkOptions(command: Command): Command {
  * Error that names it (before any request is made).
  */
 export function networkSettings(options: NetworkOptions, config: AppConfig): NetworkSettings {
-  const allowNetworks = [...config.ROBOTS_AUDIT_ALLOW_NETWORKS, ...options.allowNetwork];
+  const allowNetworks = [...config.ROBOTS_AUDIT_ALLOW_NETWORKS, ...(options.allowNetwork ?? [])];
   // The lookup takes the first exact pin of a name: this call's pins go first.
-  const resolvePins = [...options.resolve, ...config.ROBOTS_AUDIT_RESOLVE];
+  const resolvePins = [...(options.resolve ?? []), ...config.ROBOTS_AUDIT_RESOLVE];
   createSsrfGuard(allowNetworks);
   parseResolvePins(resolvePins);
   return { allowNetworks, resolvePins };
