@@ -7,7 +7,7 @@ import type { AppConfig } from '../src/config/env.js';
 import type { Logger } from '../src/log/logger.js';
 import { JOBS } from '../src/queues/contracts.js';
 import { createRuntime } from '../src/services/runtime.js';
-import { startPipelineWorkers } from '../src/services/pipeline-workers.js';
+import { finishRunIfComplete, startPipelineWorkers } from '../src/services/pipeline-workers.js';
 import { untilStopped } from './shutdown.js';
 
 /** The job scheduler's id: one nightly schedule per deployment (upserting replaces it). */
@@ -35,6 +35,7 @@ export async function runScheduler(config: AppConfig, log: Logger, options: { si
       lastProgress.set(run.id, progress);
       if (!stalled) continue;
       const done = await runtime.lifecycle.reconcile(run.id);
+      await finishRunIfComplete(runtime, run.id);
       if (done.fetches + done.diffs > 0) log.info({ runId: run.id, ...done }, 'run reconciled');
     }
   };

@@ -91,3 +91,11 @@ export async function textDiffOf(db: Executor, runId: number, siteId: number): P
     .limit(1);
   return rows[0]?.textDiff ?? null;
 }
+
+/** Every pending delivery of a run: its alerts' and its digests'. */
+export async function pendingDeliveriesOfRun(db: Executor, runId: number): Promise<number[]> {
+  const rows = await db.execute<{ id: string }>(sql`
+    select d.id from alert_deliveries d left join alerts a on a.id = d.alert_id
+    where d.status = 'pending' and (d.run_id = ${runId} or a.run_id = ${runId})`);
+  return rows.rows.map((r) => Number(r.id));
+}

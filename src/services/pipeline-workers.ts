@@ -8,6 +8,7 @@ import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { deliverAlertPayload, diffSitePayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
 import { createRedis } from '../queues/connection.js';
+import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
 import { createFetchProcessor, fetchBackoff } from './fetch-site.processor.js';
 import { parsePayload } from './job-payload.js';
 import type { Runtime } from './runtime.js';
@@ -17,28 +18,28 @@ export type PipelineQueue = 'fetch' | 'diff' | 'alerts' | 'runs';
 
 export interface PipelineWorkers {
   workers: Worker[];
-  close(graceMs: number): Promise<void>;
+  /** `drained`: every in-flight job ended in time; `forced`: the deadline cut some off. */
+  close(graceMs: number): Promise<'drained' | 'forced'>;
 }
 
 /** Queues delivery jobs for pending deliveries (deterministic ids: no duplicates). */
-async function enqueueDeliveries(rt: Runtime, ids: number[]): Promise<void> {
+export async function enqueueDeliveries(rt: Runtime, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await rt.queues.alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
 }
 
-/** Ends the run if this was its last site, and queues the digests of digest channels. */
+/**
+ * Ends the run if this was its last site, then queues every pending delivery of the run (its
+ * digests included). Queued whenever the run is complete, not only by the call that completed
+ * it: a job that died after completing the run is retried and must still queue them; delivery
+ * rows and job ids are deterministic, so doing it again adds nothing.
+ */
 export async function finishRunIfComplete(rt: Runtime, runId: number): Promise<void> {
   const finished = await rt.lifecycle.finishIfComplete(runId);
-  if (!finished) return;
-  rt.log.info({ runId, counts: finished.counts }, 'run completed');
-  const channels = (await rt.repos.channels.enabledChannels()).filter((c) => c.digest);
-  const withAlerts = [];
-  for (const c of channels) if ((await rt.repos.alerts.alertsOfRun(runId, c.minSeverity)).length > 0) withAlerts.push(c);
-  const written = await rt.repos.alerts.createDeliveries(withAlerts.map((c) => ({ channelId: c.id, digestRunId: runId })));
-  await enqueueDeliveries(
-    rt,
-    [...written.inserted, ...written.existing].filter((d) => d.status === 'pending').map((d) => d.id),
-  );
+  if (finished) rt.log.info({ runId, counts: finished.counts }, 'run completed');
+  const run = finished ?? (await rt.repos.runs.getRun(runId));
+  if (run?.status !== 'completed') return;
+  await enqueueDeliveries(rt, await pendingDeliveriesOfRun(rt.db.db, runId));
 }
 
 /** A runs-queue job: a firing of the nightly job scheduler. Its run key is the night's date. */
@@ -148,16 +149,21 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
   return {
     workers,
     async close(graceMs) {
-      const graceful = Promise.all(workers.map((w) => w.close()));
+      // pause() stops taking jobs and waits for the ones in flight; close() only comes after it.
+      // Not close() first: once a graceful close() has begun, BullMQ's close(true) returns that
+      // same pending close, so the deadline could never cut a slow fetch short.
+      const drained = Promise.all(workers.map((w) => w.pause()));
       let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)));
-      const outcome = await Promise.race([graceful.then(() => 'closed' as const), deadline]);
+      const deadline = new Promise<'forced'>((resolve) => (timer = setTimeout(() => resolve('forced'), graceMs)));
+      // A pause cut short by the forced close below may reject later: nothing waits for it then.
+      const outcome = await Promise.race([drained.then(() => 'drained' as const, () => 'drained' as const), deadline]);
       clearTimeout(timer);
-      if (outcome === 'timeout') {
-        rt.log.warn({ graceMs }, 'shutdown deadline reached: releasing in-flight jobs');
-        await Promise.all(workers.map((w) => w.close(true)));
+      if (outcome === 'forced') {
+        rt.log.warn({ graceMs }, 'shutdown deadline reached: abandoning in-flight jobs (another worker retries them once their lock expires)');
       }
+      await Promise.all(workers.map((w) => w.close(outcome === 'forced')));
       connection.disconnect();
+      return outcome;
     },
   };
 }

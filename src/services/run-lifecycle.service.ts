@@ -7,7 +7,6 @@
 import type { Queue } from 'bullmq';
 import { sql } from 'drizzle-orm';
 import type { AuditRun, Repos } from '../db/index.js';
-import type { ChangesRepo } from '../db/changes.repo.js';
 import { auditRuns } from '../db/schema.js';
 import type { Executor } from '../db/client.js';
 import { JOBS, jobIds } from '../queues/contracts.js';
@@ -32,7 +31,7 @@ export class UnknownPortfolioError extends Error {
 
 export interface RunLifecycleDeps {
   db: Executor;
-  repos: Pick<Repos, 'runs' | 'sites' | 'portfolios' | 'snapshots'> & { changes: ChangesRepo };
+  repos: Pick<Repos, 'runs' | 'sites' | 'portfolios' | 'snapshots' | 'channels' | 'alerts' | 'changes'>;
   fetchQueue: Pick<Queue, 'addBulk'>;
   diffQueue: Pick<Queue, 'addBulk'>;
   now: () => Date;
@@ -97,8 +96,10 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
   }
 
   /**
-   * Ends the run when every site is diffed or skipped. Returns the finished run the first time
-   * it finishes it (null otherwise), so the caller sends digests once.
+   * Ends the run when every site is diffed or skipped. The digests of digest channels are
+   * created first (idempotent rows), so that a run seen as completed always has them; then one
+   * statement switches the run to completed with its counts and end time, and only the caller
+   * whose statement did it gets the run back.
    */
   async function finishIfComplete(runId: number): Promise<AuditRun | null> {
     const run = await repos.runs.getRun(runId);
@@ -106,14 +107,28 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
     const progress = await repos.changes.runProgress(runId);
     const skipped = Object.keys(run.counts.skipped ?? {}).length;
     if (progress.diffed + skipped < run.sitesTotal || progress.diffed < progress.snapshots) return null;
-    // Only one caller flips running -> completed; the others see no row updated.
-    const flipped = await deps.db
+    await createDigests(runId);
+    const counts = await repos.runs.computeCounts(runId);
+    const finished = await deps.db
       .update(auditRuns)
-      .set({ status: 'completed' })
+      .set({
+        status: 'completed',
+        finishedAt: deps.now(),
+        counts: sql`${auditRuns.counts} || ${JSON.stringify(counts)}::jsonb`,
+      })
       .where(sql`${auditRuns.id} = ${runId} and ${auditRuns.status} = 'running'`)
-      .returning({ id: auditRuns.id });
-    if (flipped.length === 0) return null;
-    return repos.runs.finishRun(runId, { status: 'completed', finishedAt: deps.now() });
+      .returning();
+    return finished[0] ?? null;
+  }
+
+  /** One digest delivery per enabled digest channel that has alerts in the run at its minimum severity. */
+  async function createDigests(runId: number): Promise<void> {
+    const channels = (await repos.channels.enabledChannels()).filter((c) => c.digest);
+    const targets = [];
+    for (const c of channels) {
+      if ((await repos.alerts.alertsOfRun(runId, c.minSeverity)).length > 0) targets.push({ channelId: c.id, digestRunId: runId });
+    }
+    await repos.alerts.createDeliveries(targets);
   }
 
   /** Re-enqueues what a lost job (Redis restart, killed worker) left undone for a running run. */

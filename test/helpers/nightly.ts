@@ -22,11 +22,11 @@ export async function rows<T extends Record<string, unknown> = Record<string, un
 }
 
 /** Adds sites (by fixture name) to a portfolio, or to none; returns their ids by name. */
-export async function addSites(p: Pipeline, names: string[], portfolio?: string): Promise<Record<string, number>> {
+export async function addSites<N extends string>(p: Pipeline, names: N[], portfolio?: string): Promise<Record<N, number>> {
   const added = await p.cli(['sites', 'add', ...names.map((n) => p.origin(n)), ...(portfolio ? ['--portfolio', portfolio] : [])]);
   expect(added.code, added.stderr).toBe(0);
   const found = await rows<{ id: number; origin: string }>(p, 'select id, origin from sites where origin = any($1)', [names.map((n) => p.origin(n))]);
-  return Object.fromEntries(names.map((n) => [n, found.find((r) => r.origin === p.origin(n))!.id]));
+  return Object.fromEntries(names.map((n) => [n, found.find((r) => r.origin === p.origin(n))!.id])) as Record<N, number>;
 }
 
 export async function track(p: Pipeline, name: string, paths: string[]): Promise<void> {

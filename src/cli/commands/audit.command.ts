@@ -13,7 +13,8 @@ import type { AuditRun } from '../../db/index.js';
 import { QUEUES } from '../../queues/contracts.js';
 import { createRuntime } from '../../services/runtime.js';
 import type { Runtime } from '../../services/runtime.js';
-import { startPipelineWorkers } from '../../services/pipeline-workers.js';
+import { finishRunIfComplete, startPipelineWorkers } from '../../services/pipeline-workers.js';
+import { pendingDeliveriesOfRun } from '../../db/changes.repo.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
@@ -100,12 +101,15 @@ export function formatSummary(s: RunSummary): string {
   ].join('\n');
 }
 
-/** Follows a run to its end; resolves with the failed jobs (empty when it completed). */
-async function waitForRun(rt: Runtime, runId: number, io: CliIo): Promise<{ run: AuditRun; failed: string[] }> {
-  const tty = Boolean((io.stdout as NodeJS.WriteStream).isTTY);
+/**
+ * Follows a run to its end; resolves with the failed jobs (empty when it completed). Progress is
+ * written to `progressOut` (a bar on a terminal, plain lines otherwise).
+ */
+async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout']): Promise<{ run: AuditRun; failed: string[] }> {
+  const tty = Boolean((progressOut as NodeJS.WriteStream).isTTY);
   const bar = tty
     ? new cliProgress.SingleBar(
-        { format: 'sites {bar} {value}/{total} | failures {failures} | {rate}/s | ETA {eta_formatted}', hideCursor: true, stream: io.stdout as NodeJS.WriteStream },
+        { format: 'sites {bar} {value}/{total} | failures {failures} | {rate}/s | ETA {eta_formatted}', hideCursor: true, stream: progressOut as NodeJS.WriteStream },
         cliProgress.Presets.shades_classic,
       )
     : null;
@@ -126,7 +130,7 @@ async function waitForRun(rt: Runtime, runId: number, io: CliIo): Promise<{ run:
       const rate = (progress.diffed / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
       if (bar) bar.update(progress.diffed, { failures, rate });
       else if (progress.diffed !== lastDone && (Date.now() - lastLine > 2_000 || progress.diffed >= run.sitesTotal)) {
-        io.stdout.write(`progress: ${progress.diffed}/${run.sitesTotal} sites, ${failures} unreachable, ${rate}/s\n`);
+        progressOut.write(`progress: ${progress.diffed}/${run.sitesTotal} sites, ${failures} unreachable, ${rate}/s\n`);
         lastLine = Date.now();
       }
       if (run.status !== 'running') return { run, failed: [] };
@@ -140,6 +144,7 @@ async function waitForRun(rt: Runtime, runId: number, io: CliIo): Promise<{ run:
         }
         if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
           await rt.lifecycle.reconcile(runId);
+          await finishRunIfComplete(rt, runId);
           lastChange = Date.now();
         }
       }
@@ -189,9 +194,10 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
         );
       }
       if (!options.wait && !options.work) return;
-      const { run: ended, failed } = await waitForRun(rt, run.id, io);
+      // --json: stdout carries the summary alone, so that it parses; progress goes to stderr.
+      const { run: ended, failed } = await waitForRun(rt, run.id, options.json ? io.stderr : io.stdout);
       // Deliveries go out after the run's last diff; let the in-process worker finish them.
-      if (workers) await drainAlerts(rt);
+      if (workers) await drainAlerts(rt, run.id);
       const summary = await summarizeRun(rt, ended, failed.length);
       io.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
       for (const f of failed.slice(0, 20)) io.stderr.write(`failed: ${f}\n`);
@@ -203,13 +209,12 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
   });
 };
 
-/** Waits (bounded) until the alerts queue has nothing waiting or running. */
-async function drainAlerts(rt: Runtime, timeoutMs = 60_000): Promise<void> {
+/** Waits (bounded) until no delivery of the run is pending: delivered, or given up. */
+async function drainAlerts(rt: Runtime, runId: number, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const counts = await rt.queues.alerts.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-    if (Object.values(counts).every((n) => n === 0)) return;
+    if ((await pendingDeliveriesOfRun(rt.db.db, runId)).length === 0) return;
     await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
   }
-  rt.log.warn({ queue: QUEUES.alerts }, 'alert deliveries still pending; the worker will finish them');
+  rt.log.warn({ queue: QUEUES.alerts, runId }, 'alert deliveries still pending; a worker will finish them');
 }
