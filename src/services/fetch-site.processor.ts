@@ -64,13 +64,22 @@ export function createFetchProcessor(deps: FetchProcessorDeps) {
       throw new DelayedError();
     }
     let outcome;
+    let fetched = plan;
     try {
-      outcome = await deps.service.fetchAndStore(plan);
+      // Planned again under the lock: another job for the same (run, site) may have stored the
+      // snapshot between the first plan and the lock; then the site gets no second request.
+      const current = await deps.service.plan(payload.runId, payload.siteId);
+      if (current.kind === 'done') {
+        if (current.reason === 'snapshot-exists') await enqueueDiff(payload);
+        return { snapshotId: current.snapshotId ?? null, outcome: current.reason };
+      }
+      fetched = current;
+      outcome = await deps.service.fetchAndStore(current);
     } finally {
       await deps.hostLock.release(plan.host, holder);
     }
 
-    const attemptLog = log.child({ origin: plan.origin, attempt: plan.attempt });
+    const attemptLog = log.child({ origin: fetched.origin, attempt: fetched.attempt });
     if (outcome.kind === 'retry') {
       attemptLog.info({ outcome: outcome.result.outcome, status: outcome.result.status, delayMs: outcome.delayMs }, 'fetch failed, retrying');
       throw new FetchRetryError(outcome.delayMs, `${outcome.result.outcome} (${outcome.result.errorCode ?? outcome.result.status}), retry in ${outcome.delayMs} ms`);
