@@ -10,6 +10,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           testTimeout: 60_000,
+          // Unit tests first, then integration (each group with its own worker count).
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -21,6 +23,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           // Two cores: keep at most two integration files at once.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
