@@ -8,7 +8,7 @@ import type { Executor } from './client.js';
 import type { AttemptInput } from './attempts.repo.js';
 import { createAttemptsRepo } from './attempts.repo.js';
 import { createBodiesRepo } from './bodies.repo.js';
-import { snapshots } from './schema.js';
+import { auditRuns, snapshots } from './schema.js';
 
 export type Snapshot = typeof snapshots.$inferSelect;
 
@@ -49,14 +49,26 @@ export function createSnapshotsRepo(db: Executor) {
     return rows[0] ?? null;
   }
 
+  /**
+   * A site's newest snapshot meeting the conditions. History is ordered by the run's clock
+   * (`audit_runs.run_at`, what `audit --at` sets), not by when the fetch happened, so a night
+   * replayed or backfilled out of order still sits in its place (D-3 counts with that clock).
+   */
   async function latestWhere(siteId: number, ...conditions: (SQL | undefined)[]): Promise<Snapshot | null> {
     const rows = await db
-      .select()
+      .select({ snapshot: snapshots })
       .from(snapshots)
+      .innerJoin(auditRuns, eq(auditRuns.id, snapshots.runId))
       .where(and(eq(snapshots.siteId, siteId), ...conditions))
-      .orderBy(desc(snapshots.fetchedAt), desc(snapshots.id))
+      .orderBy(desc(auditRuns.runAt), desc(snapshots.id))
       .limit(1);
-    return rows[0] ?? null;
+    return rows[0]?.snapshot ?? null;
+  }
+
+  /** Snapshots strictly earlier in the site's history than `snapshot` (run clock, then id). */
+  function earlierThan(snapshot: Pick<Snapshot, 'id' | 'runId'>): SQL {
+    const runAt = sql`(select ${auditRuns.runAt} from ${auditRuns} where ${auditRuns.id} = ${snapshot.runId})`;
+    return or(lt(auditRuns.runAt, runAt), and(eq(auditRuns.runAt, runAt), lt(snapshots.id, snapshot.id)))!;
   }
 
   async function insertSnapshot(input: SnapshotInput, tx: Executor = db): Promise<InsertedSnapshot> {
@@ -104,31 +116,30 @@ export function createSnapshotsRepo(db: Executor) {
     },
 
     /**
-     * A site's latest snapshot; `before`: fetched strictly earlier; `excludeRunId`: not from
-     * that run (the previous night of the run being processed).
+     * A site's latest snapshot; `before`: of a run strictly earlier on the run clock;
+     * `excludeRunId`: not from that run.
      */
     latestSnapshot(siteId: number, options: { before?: Date; excludeRunId?: number } = {}): Promise<Snapshot | null> {
       return latestWhere(
         siteId,
-        options.before ? lt(snapshots.fetchedAt, options.before) : undefined,
+        options.before ? lt(auditRuns.runAt, options.before) : undefined,
         options.excludeRunId === undefined ? undefined : ne(snapshots.runId, options.excludeRunId),
       );
     },
 
-    /** The snapshot just before `snapshot` in its site's history (ties on time broken by id). */
-    previousSnapshot(snapshot: Pick<Snapshot, 'id' | 'siteId' | 'fetchedAt'>): Promise<Snapshot | null> {
-      return latestWhere(
-        snapshot.siteId,
-        or(
-          lt(snapshots.fetchedAt, snapshot.fetchedAt),
-          and(eq(snapshots.fetchedAt, snapshot.fetchedAt), lt(snapshots.id, snapshot.id)),
-        ),
-      );
+    /** The snapshot just before `snapshot` in its site's history. */
+    previousSnapshot(snapshot: Pick<Snapshot, 'id' | 'siteId' | 'runId'>): Promise<Snapshot | null> {
+      return latestWhere(snapshot.siteId, earlierThan(snapshot));
     },
 
     /** R-14 / D-3: the latest snapshot with rules (outcome ok): the copy the fallback uses. */
     lastGoodSnapshot(siteId: number, options: { before?: Date } = {}): Promise<Snapshot | null> {
-      return latestWhere(siteId, eq(snapshots.outcome, 'ok'), options.before ? lt(snapshots.fetchedAt, options.before) : undefined);
+      return latestWhere(siteId, eq(snapshots.outcome, 'ok'), options.before ? lt(auditRuns.runAt, options.before) : undefined);
+    },
+
+    /** The latest ok snapshot earlier than `snapshot`: the bytes its content is compared with. */
+    lastGoodBefore(snapshot: Pick<Snapshot, 'id' | 'siteId' | 'runId'>): Promise<Snapshot | null> {
+      return latestWhere(snapshot.siteId, eq(snapshots.outcome, 'ok'), earlierThan(snapshot));
     },
 
     /** D-3: the latest snapshot whose fetch reached the site (not a 5xx or network failure). */
@@ -136,18 +147,20 @@ export function createSnapshotsRepo(db: Executor) {
       return latestWhere(
         siteId,
         notInArray(snapshots.outcome, [...UNREACHABLE_OUTCOMES]),
-        options.before ? lt(snapshots.fetchedAt, options.before) : undefined,
+        options.before ? lt(auditRuns.runAt, options.before) : undefined,
       );
     },
 
-    /** A site's snapshots, newest first. */
-    history(siteId: number, options: { limit?: number } = {}): Promise<Snapshot[]> {
-      return db
-        .select()
+    /** A site's snapshots, newest first (run clock). */
+    async history(siteId: number, options: { limit?: number } = {}): Promise<Snapshot[]> {
+      const rows = await db
+        .select({ snapshot: snapshots })
         .from(snapshots)
+        .innerJoin(auditRuns, eq(auditRuns.id, snapshots.runId))
         .where(eq(snapshots.siteId, siteId))
-        .orderBy(desc(snapshots.fetchedAt), desc(snapshots.id))
+        .orderBy(desc(auditRuns.runAt), desc(snapshots.id))
         .limit(options.limit ?? DEFAULT_HISTORY_LIMIT);
+      return rows.map((r) => r.snapshot);
     },
   };
 }

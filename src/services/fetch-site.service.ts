@@ -97,9 +97,10 @@ export function createFetchSiteService(deps: FetchSiteDeps) {
 
   /** D-3: the streak start comes from the previous snapshot; the clock is the run's. */
   async function policyFor(p: Extract<FetchPlan, { kind: 'fetch' }>, result: FetchResult): Promise<EffectivePolicy<number>> {
-    const previous = await repos.snapshots.latestSnapshot(p.siteId, { excludeRunId: p.runId });
+    // History before this run on the run clock, so replayed nights see the nights before them.
+    const previous = await repos.snapshots.latestSnapshot(p.siteId, { before: p.runAt, excludeRunId: p.runId });
     const unreachableSince = previous && isUnreachable(previous.outcome) ? previous.unreachableSince : null;
-    const lastReachable = isUnreachable(result.outcome) ? await repos.snapshots.lastReachableSnapshot(p.siteId) : null;
+    const lastReachable = isUnreachable(result.outcome) ? await repos.snapshots.lastReachableSnapshot(p.siteId, { before: p.runAt }) : null;
     return effectivePolicy({
       outcome: result.outcome,
       now: p.runAt,

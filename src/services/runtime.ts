@@ -105,7 +105,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     reader: {
       snapshotFor: (runId, siteId) => repos.snapshots.snapshotFor(runId, siteId),
       previousSnapshot: (s) => repos.snapshots.previousSnapshot(s),
-      lastGoodBefore: (s) => repos.snapshots.lastGoodSnapshot(s.siteId, { before: s.fetchedAt }),
+      lastGoodBefore: (s) => repos.snapshots.lastGoodBefore(s),
       snapshotById: (id) => repos.snapshots.snapshotById(id),
       getBody: (sha) => repos.bodies.getBody(sha),
       siteOrigin: async (siteId) => (await repos.sites.getSite(siteId))?.origin ?? null,

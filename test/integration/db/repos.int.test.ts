@@ -263,6 +263,17 @@ describe('snapshot history (D-3, R-14)', () => {
     expect((await repos.snapshots.previousSnapshot(fourth))?.id).toBe(ids[2]);
   });
 
+  it('history follows the run clock, not the order of insertion (a backfilled night)', async () => {
+    // Night 0 (before all others) stored last, fetched last.
+    const { snapshot: backfilled } = await repos.snapshots.insertSnapshot(snapshot(await run(0), siteId, 30));
+    const first = (await repos.snapshots.history(siteId)).find((s) => s.id === ids[0])!;
+    expect((await repos.snapshots.previousSnapshot(first))?.id).toBe(backfilled.id);
+    expect(await repos.snapshots.previousSnapshot(backfilled)).toBeNull();
+    expect((await repos.snapshots.lastGoodBefore(first))?.id).toBe(backfilled.id);
+    expect((await repos.snapshots.history(siteId)).at(-1)?.id).toBe(backfilled.id);
+    expect((await repos.snapshots.latestSnapshot(siteId, { before: NIGHT(1) }))?.id).toBe(backfilled.id);
+  });
+
   it('lastGoodSnapshot: the newest ok one (the copy the 30-day fallback uses)', async () => {
     expect((await repos.snapshots.lastGoodSnapshot(siteId))?.id).toBe(ids[1]);
     expect((await repos.snapshots.lastGoodSnapshot(siteId, { before: NIGHT(2) }))?.id).toBe(ids[0]);
