@@ -4,7 +4,7 @@
  * into the strings the rest of the engine keeps. Pure: no I/O.
  */
 
-import { Buffer, isAscii } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
@@ -14,42 +14,12 @@ export function toBytes(body: string | Uint8Array): Uint8Array {
   return typeof body === 'string' ? utf8Encoder.encode(body) : body;
 }
 
-/**
- * A body as the engine reads it: its bytes, and the same bytes as a Latin-1 string (one
- * character per byte, so string offsets are byte offsets). Scanning a one-byte string with
- * `indexOf`, `charCodeAt` and `slice` is much cheaper than building a string per value from
- * bytes, and ASCII values can then be sliced out of it as they are.
- */
-export interface BodyText {
-  readonly bytes: Uint8Array;
-  readonly text: string;
-  /** Every byte is below 0x80: no value needs UTF-8 decoding or escaping of high bytes. */
-  readonly ascii: boolean;
+/** True when no character of `s` is above 0x7f. A single character class cannot backtrack. */
+export function isAscii7(s: string): boolean {
+  return !NON_ASCII.test(s);
 }
 
-export function toBodyText(body: string | Uint8Array): BodyText {
-  const bytes = toBytes(body);
-  // A Buffer view over the same memory (no copy), for its native Latin-1 decoder.
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { bytes, text: buffer.toString('latin1'), ascii: isAscii(bytes) };
-}
-
-/**
- * The string a byte range stands for, read as UTF-8: sliced from the Latin-1 text when the
- * range is ASCII (the same characters either way), decoded otherwise.
- */
-export function rangeText(body: BodyText, start: number, end: number): string {
-  if (body.ascii || isAsciiRange(body.text, start, end)) return body.text.slice(start, end);
-  return decodeUtf8(body.bytes, start, end);
-}
-
-/** True when no character of `text[start, end)` is above 0x7f. */
-export function isAsciiRange(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    if (text.charCodeAt(i) >= 0x80) return false;
-  }
-  return true;
-}
+const NON_ASCII = /[\u0080-\uFFFF]/;
 
 /** Decodes `bytes[start, end)` as UTF-8, replacing invalid sequences with U+FFFD. */
 export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
@@ -120,15 +90,6 @@ export function escapePattern(bytes: Uint8Array, start: number, end: number): st
   return escapePatternText(text, 0, text.length);
 }
 
-/** True when `text[start, end)` (Latin-1, one character per byte) has a `%` or a high byte: escapePattern would change it. */
-export function needsPatternEscape(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === PERCENT || c >= 0x80) return true;
-  }
-  return false;
-}
-
 /** escapePattern on the Latin-1 text of a body (one character per byte). */
 export function escapePatternText(text: string, start: number, end: number): string {
   let out = '';
@@ -160,12 +121,7 @@ function upper(b: number): number {
  * sign becomes `k`), which Google's `EqualsIgnoreCase` never does.
  */
 export function asciiLower(s: string): string {
-  let hasUpper = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x80) return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-    if (c >= 0x41 && c <= 0x5a) hasUpper = true;
-  }
-  // On pure ASCII the native lower-casing is the ASCII one.
-  return hasUpper ? s.toLowerCase() : s;
+  // On pure ASCII the native lower-casing is the ASCII one; a single character class cannot backtrack.
+  if (isAscii7(s)) return s.toLowerCase();
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }

@@ -74,22 +74,29 @@ export interface CompiledPattern {
  */
 export const KMP_MIN_LITERAL = 16;
 
+/**
+ * Below this many (path characters × literal characters), even `indexOf`'s worst case is
+ * cheaper than building the KMP table: typical paths checked once never need one.
+ */
+export const INDEXOF_MAX_WORK = 1 << 14;
+
 /** A literal between `*`s, with its KMP failure table when it is long. */
 export class Literal {
   readonly text: string;
-  private readonly fail: Int32Array | null;
+  /** Built on the first search: most rules of a large file are never tried. */
+  private fail: Int32Array | null = null;
 
   constructor(text: string) {
     this.text = text;
-    this.fail = text.length >= KMP_MIN_LITERAL ? failureTable(text) : null;
   }
 
   /** The first index >= from where the literal occurs in `s`, or -1. */
   indexIn(s: string, from: number): number {
+    const m = this.text.length;
+    if (m < KMP_MIN_LITERAL || (s.length - from) * m <= INDEXOF_MAX_WORK) return s.indexOf(this.text, from);
+    this.fail ??= failureTable(this.text);
     const fail = this.fail;
-    if (fail === null) return s.indexOf(this.text, from);
     const t = this.text;
-    const m = t.length;
     let k = 0;
     for (let i = from; i < s.length; i++) {
       const c = s.charCodeAt(i);
@@ -298,51 +305,50 @@ class OrderedRules implements RuleMatcher {
 /**
  * Rules indexed by their head: the literal text a path must start with for the rule to match
  * (the pattern up to its first `*`, or the whole literal; `''` for patterns that start with
- * `*`). A path can only be matched by rules whose head is a prefix of it, and those heads form
- * a chain: in the sorted list of distinct heads, every head that is a prefix of the path is
- * a prefix of the last head not greater than the path (found by binary search), so they are
- * that head's ancestors in the "longest proper prefix that is also a head" tree. A check then
- * costs a binary search and the rules of a few heads, not a pass over thousands of rules.
+ * `*`). Only rules whose head is a prefix of the path can match it, and a file has few
+ * distinct head lengths (19 among the 19,126 rules of docs.oracle.com), so a check looks up
+ * the path's prefix of each such length in a map and tries the rules found there: a few
+ * lookups instead of a pass over thousands of rules. Building it is one map insertion per
+ * rule, with no sort of the heads, so a file checked once does not pay much for it.
  */
 export class PrefixIndex implements RuleMatcher {
-  /** Distinct heads in UTF-16 code unit order, the order of `<` on strings. */
-  private readonly heads: string[];
-  /** For each head, the index of its longest proper prefix among the heads, or -1. */
-  private readonly parents: Int32Array;
-  /** For each head, its rules in precedence order (`precedes`). */
-  private readonly rulesByHead: CompiledRule[][];
+  /** Rules by head, each list in precedence order (`precedes`). */
+  private readonly byHead = new Map<string, CompiledRule[]>();
+  /** The distinct head lengths, longest first, and the highest priority among their rules. */
+  private readonly lengths: number[];
+  private readonly maxPriority: number[];
 
   constructor(compiled: readonly CompiledRule[]) {
-    const byHead = new Map<string, CompiledRule[]>();
+    let longest = 0;
+    for (const r of compiled) longest = Math.max(longest, r.pattern.head.length);
+    // The highest priority by head length; -1: no head of that length.
+    const top = new Int32Array(longest + 1).fill(-1);
     for (const r of compiled) {
-      const list = byHead.get(r.pattern.head);
-      if (list === undefined) byHead.set(r.pattern.head, [r]);
+      const head = r.pattern.head;
+      const list = this.byHead.get(head);
+      if (list === undefined) this.byHead.set(head, [r]);
       else list.push(r);
+      if (r.priority > (top[head.length] as number)) top[head.length] = r.priority;
     }
-    // The default sort compares UTF-16 code units, exactly as `<` does in `decide`.
-    this.heads = [...byHead.keys()].sort();
-    this.parents = prefixParents(this.heads);
-    this.rulesByHead = this.heads.map((h) => (byHead.get(h) as CompiledRule[]).sort(byPrecedence));
+    for (const list of this.byHead.values()) if (list.length > 1) list.sort(byPrecedence);
+    this.lengths = [];
+    this.maxPriority = [];
+    for (let n = longest; n >= 0; n--) {
+      if ((top[n] as number) < 0) continue;
+      this.lengths.push(n);
+      this.maxPriority.push(top[n] as number);
+    }
   }
 
   decide(path: string): CompiledRule | null {
-    const heads = this.heads;
-    // The last head <= path.
-    let lo = 0;
-    let hi = heads.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((heads[mid] as string) <= path) lo = mid + 1;
-      else hi = mid;
-    }
-    let i = lo - 1;
-    if (i < 0) return null;
-    // Its ancestors no longer than what it shares with the path are the heads that prefix the path.
-    const shared = commonPrefixLength(heads[i] as string, path);
-    while (i >= 0 && (heads[i] as string).length > shared) i = this.parents[i] as number;
     let best: CompiledRule | null = null;
-    for (; i >= 0; i = this.parents[i] as number) {
-      const rules = this.rulesByHead[i] as CompiledRule[];
+    for (let i = 0; i < this.lengths.length; i++) {
+      const n = this.lengths[i] as number;
+      // A rule's priority is at least its head's length, but a wildcard's can be far more, so
+      // shorter heads are skipped only when none of their rules is long enough to win.
+      if (n > path.length || (best !== null && (this.maxPriority[i] as number) < best.priority)) continue;
+      const rules = this.byHead.get(n === path.length ? path : path.slice(0, n));
+      if (rules === undefined) continue;
       for (let k = 0; k < rules.length; k++) {
         const r = rules[k] as CompiledRule;
         // The rest of this head's rules cannot beat the best so far.
@@ -359,25 +365,4 @@ export class PrefixIndex implements RuleMatcher {
 
 function byPrecedence(a: CompiledRule, b: CompiledRule): number {
   return precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0;
-}
-
-/** For sorted distinct strings, the index of each one's longest proper prefix in the list, or -1. */
-function prefixParents(sorted: readonly string[]): Int32Array {
-  const parents = new Int32Array(sorted.length);
-  // The chain of prefixes of the current string; in sorted order, a string's prefixes come before it.
-  const stack: number[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const s = sorted[i] as string;
-    while (stack.length > 0 && !s.startsWith(sorted[stack[stack.length - 1] as number] as string)) stack.pop();
-    parents[i] = stack.length > 0 ? (stack[stack.length - 1] as number) : -1;
-    stack.push(i);
-  }
-  return parents;
-}
-
-function commonPrefixLength(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
 }

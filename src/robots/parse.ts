@@ -5,13 +5,12 @@
  * scanner's cursor (scan.ts); `RobotsTxtBuilder` builds the same result from scanner events,
  * for consumers (the linter) that also need the per-line report. Pure.
  */
-import type { BodyText } from './encoding.js';
-import { asciiLower, escapePattern, escapePatternText, needsPatternEscape, rangeText, toBodyText } from './encoding.js';
+import { asciiLower, escapePattern, escapePatternText } from './encoding.js';
 import { explainCheck } from './explain.js';
 import type { CompiledRule, RuleMatcher } from './match.js';
 import { compileRules, getPathParamsQuery, isAllowedBy, ruleMatcher, sortForDecision } from './match.js';
 import type { ScanHandler, ScannedLine, ScanSummary } from './scan.js';
-import { LineCursor, isKnownUnsupportedKey } from './scan.js';
+import { LineCursor, isKnownUnsupportedName } from './scan.js';
 import type { Explanation, Group, OtherRecord, Rule, RuleKind, SitemapRecord, UserAgentLine, Verdict } from './types.js';
 import { GLOBAL_AGENT, agentToken, callerAgentKey } from './user-agent.js';
 
@@ -47,7 +46,9 @@ class Selection implements SelectedGroup {
   tokens: string[];
   groupIndexes: number[] = [];
   userAgents: UserAgentLine[] = [];
-  rules: Rule[] = [];
+  rules: readonly Rule[] = [];
+  /** `rules` is the first group's own array until a second group adds to it. */
+  private sharesRules = false;
   private matcher: RuleMatcher | null = null;
   private ordered: readonly CompiledRule[] | null = null;
 
@@ -56,6 +57,19 @@ class Selection implements SelectedGroup {
     token: string,
   ) {
     this.tokens = [token];
+  }
+
+  /** Adds a group's rules (R-34, T9): most agents have one group, whose array is used as it is. */
+  addRules(rules: readonly Rule[]): void {
+    if (this.rules.length === 0) {
+      this.rules = rules;
+      this.sharesRules = true;
+      return;
+    }
+    const own = this.sharesRules ? [...this.rules] : (this.rules as Rule[]);
+    for (const rule of rules) own.push(rule);
+    this.rules = own;
+    this.sharesRules = false;
   }
 
   get compiled(): readonly CompiledRule[] {
@@ -94,7 +108,7 @@ function indexAgents(groups: readonly Group[]): AgentIndex {
       // T9, C14, C15: every group that names the agent contributes its rules, once.
       if (sel.groupIndexes[sel.groupIndexes.length - 1] === g) continue;
       sel.groupIndexes.push(g);
-      for (const rule of group.rules) sel.rules.push(rule);
+      sel.addRules(group.rules);
     }
   }
   return index;
@@ -119,9 +133,10 @@ export class RobotsTxt {
   /** Bytes of a (possibly partial) UTF-8 BOM skipped at the start (T45). */
   readonly bomBytes: number;
 
+  // Built on first use: a parse that is only diffed or listed never needs them.
   private agentIndex: AgentIndex | null = null;
-  private readonly cache = new Map<string, SelectedGroup | null>();
-  private readonly tupleCache = new Map<string, SelectedGroup | null>();
+  private cache: Map<string, SelectedGroup | null> | null = null;
+  private tupleCache: Map<string, SelectedGroup | null> | null = null;
 
   constructor(parts: { groups: Group[]; sitemaps: SitemapRecord[]; records: OtherRecord[]; rulesOutsideGroups: Rule[]; summary: FileSummary }) {
     this.groups = parts.groups;
@@ -158,7 +173,7 @@ export class RobotsTxt {
   select(userAgent: CallerAgent): SelectedGroup | null {
     // Several names are cached under their JSON form, which no single name collides with.
     const isOne = typeof userAgent === 'string';
-    const cache = isOne ? this.cache : this.tupleCache;
+    const cache = isOne ? (this.cache ??= new Map()) : (this.tupleCache ??= new Map());
     const cacheKey = isOne ? userAgent : JSON.stringify(userAgent);
     const cached = cache.get(cacheKey);
     if (cached !== undefined) return cached;
@@ -255,7 +270,7 @@ export class RobotsTxtBuilder implements ScanHandler {
         this.addSitemap(line.value, line.line);
         return;
       default:
-        this.addRecord(line.rawKey, line.value, line.line, line.key === 'known-unsupported');
+        this.addRecord(asciiLower(line.rawKey), line.value, line.line, line.key === 'known-unsupported');
     }
   }
 
@@ -281,10 +296,11 @@ export class RobotsTxtBuilder implements ScanHandler {
     this.sitemaps.push({ url, line });
   }
 
-  addRecord(rawKey: string, value: string, line: number, knownUnsupported: boolean): void {
+  /** `key`: the key as written, ASCII lower-cased (C12). */
+  addRecord(key: string, value: string, line: number, knownUnsupported: boolean): void {
     // T4, T12, R5, R6: other keys are kept for reports; they never affect verdicts.
     this.records.push({
-      key: asciiLower(rawKey),
+      key,
       value,
       line,
       knownUnsupported,
@@ -312,25 +328,24 @@ export class RobotsTxtBuilder implements ScanHandler {
  * two on the whole corpus).
  */
 export function parseRobotsTxt(body: string | Uint8Array): RobotsTxt {
-  const text = toBodyText(body);
-  const cursor = new LineCursor(text);
+  const cursor = new LineCursor(body);
   const builder = new RobotsTxtBuilder();
   while (cursor.advance()) {
-    if (cursor.type === 'directive') addDirective(builder, cursor, text);
+    if (cursor.type === 'directive') addDirective(builder, cursor);
   }
-  return builder.build({ lineCount: cursor.line, byteLength: text.bytes.length, bomBytes: cursor.bomBytes });
+  return builder.build({ lineCount: cursor.line, byteLength: cursor.bytes.length, bomBytes: cursor.bomBytes });
 }
 
-function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor, body: BodyText): void {
-  const vs = cursor.valueStart;
-  const ve = cursor.valueEnd;
-  const value = rangeText(body, vs, ve);
+function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor): void {
   const spelling = cursor.spelling;
   if (spelling === null) {
-    const knownUnsupported = isKnownUnsupportedKey(body.text, cursor.keyStart, cursor.keyEnd);
-    builder.addRecord(rangeText(body, cursor.keyStart, cursor.keyEnd), value, cursor.line, knownUnsupported);
+    // Key first: the cursor answers "high bytes?" fastest for ranges in order.
+    const rawKey = cursor.string(cursor.keyStart, cursor.keyEnd);
+    const key = cursor.hasHighBytes(cursor.keyStart, cursor.keyEnd) ? asciiLower(rawKey) : rawKey.toLowerCase();
+    builder.addRecord(key, cursor.string(cursor.valueStart, cursor.valueEnd), cursor.line, isKnownUnsupportedName(key));
     return;
   }
+  const value = cursor.string(cursor.valueStart, cursor.valueEnd);
   switch (spelling.key) {
     case 'user-agent':
       builder.addUserAgent(value, cursor.line);
@@ -340,9 +355,9 @@ function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor, body: BodyT
       return;
     default: {
       // An ASCII value with no `%` is its own pattern (T28, T49).
-      const plain = body.ascii ? !value.includes('%') : !needsPatternEscape(body.text, vs, ve);
-      const pattern = plain ? value : escapePatternText(body.text, vs, ve);
-      builder.addRule(spelling.key, pattern, value, cursor.line);
+      const { text, valueStart, valueEnd } = cursor;
+      const plain = !cursor.hasHighBytes(valueStart, valueEnd) && !cursor.valueHasPercent();
+      builder.addRule(spelling.key, plain ? value : escapePatternText(text, valueStart, valueEnd), value, cursor.line);
     }
   }
 }

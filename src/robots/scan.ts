@@ -1,12 +1,13 @@
 /**
  * The robots.txt scanner: one linear pass over the bytes of a body that reports, line by line,
  * what Google's parser reads there (robots.cc `RobotsTxtParser` plus the per-line metadata of
- * its parse report, R1-R10). It decides nothing about crawling: the parser (parse.ts) and the
- * linter (lint.ts) both consume its events through `ScanHandler`, the seam between "what the
- * file says" and "what a crawler decides". Pure: no I/O.
+ * its parse report, R1-R10). It decides nothing about crawling. `LineCursor` reads the lines
+ * (positions only, no allocation per line); the parser (parse.ts) reads directives straight
+ * from it, and the linter (lint.ts) gets them as events through `ScanHandler`, the seam between
+ * "what the file says" and "what a crawler decides". Pure: no I/O.
  */
-import type { BodyText } from './encoding.js';
-import { asciiLower, isAsciiRange, isAsciiWhitespace, isValidUtf8, rangeText, toBodyText } from './encoding.js';
+import { Buffer, isAscii } from 'node:buffer';
+import { asciiLower, decodeUtf8, isAsciiWhitespace, isValidUtf8, toBytes } from './encoding.js';
 
 /**
  * C28: Google copies a line into a buffer of 2083 × 8 bytes, one of which holds the
@@ -134,6 +135,34 @@ function bomLength(bytes: Uint8Array): number {
   return n;
 }
 
+/**
+ * Where a window that starts at `from` and should end near `target` ends: after the last line
+ * break before `target` (a CRLF kept whole), or after the line that crosses `target` when no
+ * break comes earlier.
+ */
+function windowEnd(bytes: Uint8Array, from: number, target: number): number {
+  let br = Math.max(bytes.lastIndexOf(LF, target - 1), bytes.lastIndexOf(CR, target - 1));
+  if (br < from) {
+    const lf = bytes.indexOf(LF, target);
+    const cr = bytes.indexOf(CR, target);
+    if (lf < 0 && cr < 0) return bytes.length;
+    br = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+  }
+  return bytes[br] === CR && bytes[br + 1] === LF ? br + 2 : br + 1;
+}
+
+/** A byte above 0x7f, in Latin-1 text (see LineCursor.hasHighBytes). */
+const HIGH_BYTE = /[\u0080-\u00FF]/g;
+
+/**
+ * Node's Buffer decodes a byte range to Latin-1 with `latin1Slice`, the method `toString('latin1',
+ * start, end)` ends in after checking its arguments and looking the encoding up; calling it
+ * directly saves that work on every window (noticeable on small files). @types/node omits it.
+ */
+interface Latin1Buffer extends Buffer {
+  latin1Slice(start: number, end: number): string;
+}
+
 /** `text.indexOf(char, from)`, with "none" as the end of the text so that it compares as "after everything". */
 function nextIndex(text: string, char: string, from: number): number {
   const i = text.indexOf(char, from);
@@ -141,22 +170,34 @@ function nextIndex(text: string, char: string, from: number): number {
 }
 
 /**
+ * Bytes of the body turned into one Latin-1 string at a time (whole lines; a longer line makes
+ * a longer window). V8 puts strings above ~128 KiB in fresh large-object pages, whose page
+ * faults cost more than the parse itself; windows this size stay in the young generation.
+ */
+export const TEXT_WINDOW_BYTES = 32 * 1024;
+
+/**
  * Walks the lines of a body and reads each as Google's parser does, recording only positions:
  * no strings and no objects per line. The parser reads its directives straight from it (its
  * fast path, no handler calls); the scanner builds its per-line events from it. One cursor
  * serves one body, forward only.
  *
- * The line breaks, `#`, NUL and `:` are found with the native `String#indexOf` on the Latin-1
- * text, each remembered until the cursor passes it, so every byte is searched once per
- * character class however long the lines are.
+ * It reads the body through a window of Latin-1 text (one character per byte, see
+ * TEXT_WINDOW_BYTES): positions are offsets into `text`; `base + offset` is the byte offset
+ * in the body. Line breaks, `#`, NUL, `:`, `%`, spaces and tabs are found with the native
+ * `String#indexOf`, each remembered until the cursor passes it, so every character is searched
+ * once per character class however long the lines are.
  */
 export class LineCursor {
-  readonly body: BodyText;
+  readonly bytes: Uint8Array;
   /** Bytes of a (possibly truncated) UTF-8 BOM skipped at byte 0: 0..3 (T45). */
   readonly bomBytes: number;
+  /** The window: whole lines of the body as Latin-1 text, starting at byte `base`. */
+  text = '';
+  base = 0;
   /** 1-based number of the current line; after the last line, the number of lines (R1). */
   line = 0;
-  /** The current line is `[start, end)` of the body, without its line break. */
+  /** The current line is `[start, end)` of `text`, without its line break. */
   start = 0;
   end = 0;
   type: LineType = 'empty';
@@ -166,7 +207,7 @@ export class LineCursor {
   commentAt = -1;
   /** The spelling the key was recognised by (C1, C2), or null for any other key; directives only. */
   spelling: KeySpelling | null = null;
-  /** Directives only: the key and the value, trimmed (C21), as byte ranges. */
+  /** Directives only: the key and the value, trimmed (C21), as ranges of `text`. */
   keyStart = 0;
   keyEnd = 0;
   valueStart = 0;
@@ -174,7 +215,12 @@ export class LineCursor {
   /** No `:`; whitespace between exactly two tokens took its place (T5, R2). */
   missingColon = false;
 
-  private nextStart: number;
+  private readonly buffer: Latin1Buffer;
+  /** The window holds no byte above 0x7f. */
+  private windowAscii = true;
+  /** The window ends the body. */
+  private last = false;
+  private nextStart = 0;
   private finished = false;
   // The next position of each searched character at or after the current line (text.length: none).
   private nextLf = -1;
@@ -182,17 +228,51 @@ export class LineCursor {
   private nextHash = -1;
   private nextNul = -1;
   private nextColon = -1;
+  private nextPercent = -1;
+  private nextSpace = -1;
+  private nextTab = -1;
+  private nextHigh = -1;
+  private highFrom = 0;
 
-  constructor(body: BodyText) {
-    this.body = body;
-    this.bomBytes = bomLength(body.bytes);
-    this.nextStart = this.bomBytes;
+  /** `windowBytes`: how much text to decode at a time (tests use tiny windows to cross many boundaries). */
+  constructor(
+    body: string | Uint8Array,
+    private readonly windowBytes: number = TEXT_WINDOW_BYTES,
+  ) {
+    const bytes = toBytes(body);
+    this.bytes = bytes;
+    // A Buffer view over the same memory (no copy), for its native Latin-1 decoder.
+    this.buffer = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Latin1Buffer;
+    this.bomBytes = bomLength(bytes);
+    this.load(this.bomBytes);
+  }
+
+  /** The UTF-8 reading of `text[start, end)`: the text itself when it is ASCII. */
+  string(start: number, end: number): string {
+    return this.hasHighBytes(start, end) ? decodeUtf8(this.bytes, this.base + start, this.base + end) : this.text.slice(start, end);
+  }
+
+  /**
+   * Whether `text[start, end)` holds a byte above 0x7f. Never in an ASCII window; otherwise the
+   * next such byte is found with a native regular-expression search (one character class: no
+   * backtracking) and remembered, like the characters of `read`, while queries move forward.
+   */
+  hasHighBytes(start: number, end: number): boolean {
+    if (this.windowAscii) return false;
+    if (this.nextHigh < start || start < this.highFrom) {
+      // `test` with the global flag leaves lastIndex after the (one-character) match, and builds no match array.
+      HIGH_BYTE.lastIndex = start;
+      this.nextHigh = HIGH_BYTE.test(this.text) ? HIGH_BYTE.lastIndex - 1 : this.text.length;
+      this.highFrom = start;
+    }
+    return this.nextHigh < end;
   }
 
   /** Moves to the next line and reads it; false when there is none. */
   advance(): boolean {
     if (this.finished) return false;
-    const text = this.body.text;
+    if (this.nextStart === this.text.length && !this.last) this.load(this.base + this.nextStart);
+    const text = this.text;
     const n = text.length;
     const start = this.nextStart;
     let eol = n;
@@ -201,7 +281,8 @@ export class LineCursor {
       if (this.nextCr < start) this.nextCr = nextIndex(text, '\r', start);
       eol = this.nextLf < this.nextCr ? this.nextLf : this.nextCr;
     }
-    // R1: the text after the last line break (maybe empty) is one more line, the last.
+    // R1: the text after the last line break (maybe empty) is one more line, the last. Only
+    // the last window can end without a line break.
     if (eol === n) this.finished = true;
     // T44, R1: CRLF is one break; a lone CR or LF is one break each (C24).
     else this.nextStart = eol + (text.charCodeAt(eol) === CR && text.charCodeAt(eol + 1) === LF ? 2 : 1);
@@ -212,9 +293,23 @@ export class LineCursor {
     return true;
   }
 
+  /** Makes `[from, end of the next window)` the text. */
+  private load(from: number): void {
+    const bytes = this.bytes;
+    const to = bytes.length - from > this.windowBytes ? windowEnd(bytes, from, from + this.windowBytes) : bytes.length;
+    this.text = this.buffer.latin1Slice(from, to);
+    // ASCII windows (most, even in bodies that are not all ASCII) need no search for high bytes.
+    this.windowAscii = isAscii(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to));
+    this.base = from;
+    this.last = to === bytes.length;
+    this.nextStart = 0;
+    this.nextLf = this.nextCr = this.nextHash = this.nextNul = this.nextColon = this.nextPercent = this.nextSpace = this.nextTab = this.nextHigh = -1;
+    this.highFrom = 0;
+  }
+
   /** Splits the current line into key and value as Google does. */
   private read(): void {
-    const text = this.body.text;
+    const text = this.text;
     const start = this.start;
     this.spelling = null;
     this.missingColon = false;
@@ -239,12 +334,12 @@ export class LineCursor {
     // The key spelling is looked for first, as a prefix of the whole content: no spelling holds
     // a `:`, so the colon, if any, comes after it, and the search for it can start there; and
     // no spelling ends in whitespace, so the key (cut at the colon, trimmed) still starts with it.
-    let spelling = matchSpelling(text, ts, te);
+    let spelling = matchSpelling(this.bytes, this.base, text, ts, te);
     // `<key>:<value>`; T5/C22: without a colon, whitespace between exactly two tokens will do.
     let sep = this.firstColon(text, spelling === null ? ts : ts + spelling.spelling.length, te);
     let missingColon = false;
     if (sep < 0) {
-      sep = twoTokenSeparator(text, ts, te);
+      sep = this.twoTokenSeparator(ts, te);
       if (sep < 0) return; // one token, or three or more: R3, C22
       missingColon = true;
     }
@@ -255,7 +350,7 @@ export class LineCursor {
     let vs = sep + 1;
     while (vs < te && isAsciiWhitespace(text.charCodeAt(vs))) vs++;
     // Without a colon the key ends at the first space or tab, maybe inside a spelling (`user agent`).
-    if (missingColon && spelling !== null) spelling = matchSpelling(text, ts, ke);
+    if (missingColon && spelling !== null) spelling = matchSpelling(this.bytes, this.base, text, ts, ke);
 
     this.type = 'directive';
     this.missingColon = missingColon;
@@ -267,39 +362,42 @@ export class LineCursor {
   }
 
   /**
-   * The first `:` of `text[ts, te)`, or -1. Keys are short, so the colon of a directive is
-   * found by looking at a few characters; past them, the remembered `indexOf` takes over, so
-   * that long lines without a colon (HTML) are not walked character by character.
+   * T5, C22: in a line without `:`, the first run of spaces and tabs separates key and value
+   * when `text[ts, te)` has exactly two tokens. Returns where that run starts, or -1.
    */
-  private firstColon(text: string, ts: number, te: number): number {
-    const near = Math.min(te, ts + COLON_SCAN_CHARS);
-    for (let i = ts; i < near; i++) {
-      if (text.charCodeAt(i) === COLON) return i;
-    }
-    if (near === te) return -1;
-    if (this.nextColon < near) this.nextColon = nextIndex(text, ':', near);
+  private twoTokenSeparator(ts: number, te: number): number {
+    const sep = this.nextBlank(ts);
+    if (sep >= te) return -1; // one token: R3
+    let v = sep + 1;
+    while (v < te && isSpaceOrTab(this.text.charCodeAt(v))) v++;
+    return this.nextBlank(v) < te ? -1 : sep; // three or more tokens: R3, C22
+  }
+
+  /** The first space or tab at or after `from` (text.length: none), remembered like `#` and `:`. */
+  private nextBlank(from: number): number {
+    if (this.nextSpace < from) this.nextSpace = nextIndex(this.text, ' ', from);
+    if (this.nextTab < from) this.nextTab = nextIndex(this.text, '\t', from);
+    return this.nextSpace < this.nextTab ? this.nextSpace : this.nextTab;
+  }
+
+  /** Whether the current directive's value holds a `%` (so escapePattern may change it, T49). */
+  valueHasPercent(): boolean {
+    if (this.nextPercent < this.valueStart) this.nextPercent = nextIndex(this.text, '%', this.valueStart);
+    return this.nextPercent < this.valueEnd;
+  }
+
+  /**
+   * The first `:` of `text[from, te)`, or -1. The colon of a directive usually follows its key
+   * name at once; otherwise the remembered `indexOf` finds it, so that lines without one
+   * (HTML pages) are not walked character by character.
+   */
+  private firstColon(text: string, from: number, te: number): number {
+    if (from < te && text.charCodeAt(from) === COLON) return from;
+    if (this.nextColon < from) this.nextColon = nextIndex(text, ':', from);
     return this.nextColon < te ? this.nextColon : -1;
   }
 }
 
-/** Characters searched one by one for a line's `:` before `indexOf` takes over (see firstColon). */
-const COLON_SCAN_CHARS = 24;
-
-/**
- * T5, C22: in a line without `:`, the first run of spaces and tabs separates key and value
- * when the line has exactly two tokens. Returns where that run starts, or -1.
- */
-function twoTokenSeparator(text: string, start: number, end: number): number {
-  let sep = start;
-  while (sep < end && !isSpaceOrTab(text.charCodeAt(sep))) sep++;
-  if (sep === end) return -1; // one token: R3
-  let v = sep;
-  while (v < end && isSpaceOrTab(text.charCodeAt(v))) v++;
-  for (let i = v; i < end; i++) {
-    if (isSpaceOrTab(text.charCodeAt(i))) return -1; // three or more tokens: R3, C22
-  }
-  return sep;
-}
 
 function isSpaceOrTab(c: number): boolean {
   return c === SPACE || c === TAB;
@@ -307,8 +405,8 @@ function isSpaceOrTab(c: number): boolean {
 
 /** Scans a body and sends one event per line to `handler`; returns the file-level summary. */
 export function scanRobotsTxt(body: string | Uint8Array, handler: ScanHandler): ScanSummary {
-  const cursor = new LineCursor(toBodyText(body));
-  const summary: ScanSummary = { lineCount: 0, byteLength: cursor.body.bytes.length, bomBytes: cursor.bomBytes, invalidUtf8: false, nul: false };
+  const cursor = new LineCursor(body);
+  const summary: ScanSummary = { lineCount: 0, byteLength: cursor.bytes.length, bomBytes: cursor.bomBytes, invalidUtf8: false, nul: false };
   while (cursor.advance()) {
     const ev = scannedLine(cursor);
     if (ev.invalidUtf8) summary.invalidUtf8 = true;
@@ -329,34 +427,34 @@ export function scanLines(body: string | Uint8Array): { lines: ScannedLine[]; su
 
 /** The event of the cursor's current line, with the per-line report the linter needs. */
 function scannedLine(cursor: LineCursor): ScannedLine {
-  const { body, start, end } = cursor;
+  const { text, base, start, end } = cursor;
   // High bytes only matter for the encoding checks (R-27, T46); an ASCII body has none.
-  const highBytes = !body.ascii && !isAsciiRange(body.text, start, end);
+  const highBytes = cursor.hasHighBytes(start, end);
   const directive = cursor.type === 'directive';
   const ev: ScannedLine = {
     line: cursor.line,
     type: cursor.type,
     key: null,
-    rawKey: directive ? rangeText(body, cursor.keyStart, cursor.keyEnd) : '',
+    rawKey: directive ? cursor.string(cursor.keyStart, cursor.keyEnd) : '',
     typo: null,
     keyPrefix: false,
     missingColon: cursor.missingColon,
     lineTooLong: end - start > MAX_LINE_BYTES,
     hasComment: cursor.commentAt >= 0,
     hasNul: cursor.nulAt >= 0,
-    invalidUtf8: highBytes && !isValidUtf8(body.bytes, start, end),
-    innerBom: highBytes && body.text.slice(start, end).includes(LATIN1_BOM),
-    value: directive ? rangeText(body, cursor.valueStart, cursor.valueEnd) : '',
-    bytes: body.bytes,
-    valueStart: directive ? cursor.valueStart : start,
-    valueEnd: directive ? cursor.valueEnd : start,
-    offset: start,
+    invalidUtf8: highBytes && !isValidUtf8(cursor.bytes, base + start, base + end),
+    innerBom: highBytes && text.slice(start, end).includes(LATIN1_BOM),
+    value: directive ? cursor.string(cursor.valueStart, cursor.valueEnd) : '',
+    bytes: cursor.bytes,
+    valueStart: base + (directive ? cursor.valueStart : start),
+    valueEnd: base + (directive ? cursor.valueEnd : start),
+    offset: base + start,
     byteLength: end - start,
   };
   if (directive) {
     const spelling = cursor.spelling;
     if (spelling === null) {
-      ev.key = isKnownUnsupportedKey(body.text, cursor.keyStart, cursor.keyEnd) ? 'known-unsupported' : 'unknown';
+      ev.key = isKnownUnsupportedKey(text, cursor.keyStart, cursor.keyEnd) ? 'known-unsupported' : 'unknown';
     } else {
       ev.key = spelling.key;
       ev.typo = spelling.typo ? spelling.spelling : null;
@@ -374,28 +472,80 @@ const LATIN1_BOM = String.fromCharCode(...BOM);
  * user-agent, allow, disallow and sitemap in turn, each by its name and then its typos; the
  * four names start with different letters, so the first letter picks the only candidates.
  * No spelling of a key is a prefix of another of the same key, so at most one matches.
+ * `bytes` from `base` on are the same bytes as `text`: the canonical names, by far the most
+ * common keys, are compared four bytes at a time.
  */
-export function matchSpelling(text: string, start: number, end: number): KeySpelling | null {
-  const spellings = spellingsByInitial[lowerAscii(text.charCodeAt(start))];
-  if (spellings === undefined) return null;
-  for (let i = 0; i < spellings.length; i++) {
+export function matchSpelling(bytes: Uint8Array, base: number, text: string, start: number, end: number): KeySpelling | null {
+  const initial = lowerAscii(text.charCodeAt(start));
+  const k = initial < 0x80 ? (KEY_BY_INITIAL[initial] as number) : -1;
+  if (k < 0) return null;
+  const spellings = KEY_SPELLINGS[k] as readonly KeySpelling[];
+  if (startsWithFolded(bytes, base + start, end - start, CANONICAL_FOLDED[k] as FoldedName)) return spellings[0] as KeySpelling;
+  for (let i = 1; i < spellings.length; i++) {
     const s = spellings[i] as KeySpelling;
     if (startsWithIgnoreCase(text, start, end, s.spelling)) return s;
   }
   return null;
 }
 
-/** KEY_SPELLINGS by the character code of their shared initial; a plain array is the cheapest lookup. */
-const spellingsByInitial: (readonly KeySpelling[] | undefined)[] = [];
-for (const list of KEY_SPELLINGS) spellingsByInitial[(list[0] as KeySpelling).spelling.charCodeAt(0)] = list;
+/** The index into KEY_SPELLINGS of the key whose names start with a lower-case ASCII letter, or -1. */
+const KEY_BY_INITIAL = new Int8Array(0x80).fill(-1);
+KEY_SPELLINGS.forEach((list, k) => (KEY_BY_INITIAL[(list[0] as KeySpelling).spelling.charCodeAt(0)] = k));
+
+/**
+ * A lower-case name as big-endian 32-bit words of its bytes, at offsets 0, 4, 8, ... and a
+ * last one ending at its end (overlapping the one before), for comparing four bytes at once.
+ */
+interface FoldedName {
+  length: number;
+  offsets: number[];
+  words: number[];
+}
+
+/**
+ * Case-folding by setting bit 0x20 is exact for these names: every character of them has the
+ * bit set, and for a letter the only other byte that folds onto it is its capital; for `-`
+ * it is CR (0x0d), which never stands inside a line.
+ */
+const FOLD = 0x20202020;
+
+function foldName(name: string): FoldedName {
+  if (name.length < 4 || [...name].some((c) => (c.charCodeAt(0) & 0x20) === 0)) throw new Error(`cannot fold key name ${name}`);
+  const offsets: number[] = [];
+  for (let o = 0; o + 4 < name.length; o += 4) offsets.push(o);
+  offsets.push(name.length - 4);
+  const words = offsets.map((o) => ((name.charCodeAt(o) << 24) | (name.charCodeAt(o + 1) << 16) | (name.charCodeAt(o + 2) << 8) | name.charCodeAt(o + 3)) | FOLD);
+  return { length: name.length, offsets, words };
+}
+
+const CANONICAL_FOLDED: readonly FoldedName[] = KEY_SPELLINGS.map((list) => foldName((list[0] as KeySpelling).spelling));
+
+/** startsWithIgnoreCase for a folded canonical name, on the `length` bytes of the body at `at`. */
+function startsWithFolded(bytes: Uint8Array, at: number, length: number, name: FoldedName): boolean {
+  if (length < name.length) return false;
+  const offsets = name.offsets;
+  for (let i = 0; i < offsets.length; i++) {
+    const p = at + (offsets[i] as number);
+    const word = ((bytes[p] as number) << 24) | ((bytes[p + 1] as number) << 16) | ((bytes[p + 2] as number) << 8) | (bytes[p + 3] as number);
+    if ((word | FOLD) !== name.words[i]) return false;
+  }
+  return true;
+}
 
 /** R6: whether `text[start, end)` is, ASCII case-insensitively, one of KNOWN_UNSUPPORTED_KEYS. */
 export function isKnownUnsupportedKey(text: string, start: number, end: number): boolean {
-  if (end - start > LONGEST_KNOWN_UNSUPPORTED) return false;
+  // Most unknown keys (HTML pages read as robots.txt) fail on length or initial, before any string is built.
+  if (end - start > LONGEST_KNOWN_UNSUPPORTED || !knownUnsupportedInitials.includes(lowerAscii(text.charCodeAt(start)))) return false;
   return knownUnsupported.has(asciiLower(text.slice(start, end)));
 }
 
+/** R6: whether an ASCII lower-cased key is one of KNOWN_UNSUPPORTED_KEYS. */
+export function isKnownUnsupportedName(lowerKey: string): boolean {
+  return lowerKey.length <= LONGEST_KNOWN_UNSUPPORTED && knownUnsupportedInitials.includes(lowerKey.charCodeAt(0)) && knownUnsupported.has(lowerKey);
+}
+
 const LONGEST_KNOWN_UNSUPPORTED = Math.max(...KNOWN_UNSUPPORTED_KEYS.map((k) => k.length));
+const knownUnsupportedInitials = [...new Set(KNOWN_UNSUPPORTED_KEYS.map((k) => k.charCodeAt(0)))];
 
 function lowerAscii(c: number): number {
   return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;

@@ -27,9 +27,17 @@ export function agentToken(value: string): string {
   if (value.charCodeAt(0) === 0x2a && (value.length === 1 || isCSpace(value.charCodeAt(1)))) {
     return GLOBAL_AGENT;
   }
+  // One pass finds the end of the token and whether it needs lower-casing; the token is
+  // ASCII, so the native lower-casing is the ASCII one (C12).
   let end = 0;
-  while (end < value.length && isAgentChar(value.charCodeAt(end))) end++;
-  return asciiLower(value.slice(0, end));
+  let upper = false;
+  for (; end < value.length; end++) {
+    const c = value.charCodeAt(end);
+    if (c >= 0x41 && c <= 0x5a) upper = true;
+    else if (!isAgentChar(c)) break;
+  }
+  const token = value.slice(0, end);
+  return upper ? token.toLowerCase() : token;
 }
 
 /**

@@ -3,8 +3,11 @@
  * patterns (T28, T49, C17), user-agent tokens (T16, C9-C12), sitemaps (T47, R-58), other
  * records (R-28, R6), merged rules per agent (R-34, C14, C15) and the checking API.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { MAX_CACHED_AGENTS, parseRobotsTxt } from '../../../src/robots/index.js';
+import { MAX_CACHED_AGENTS, RobotsTxtBuilder, parseRobotsTxt, scanRobotsTxt } from '../../../src/robots/index.js';
+import type { RobotsTxt } from '../../../src/robots/index.js';
+import { loadRobotsSample } from '../../helpers/corpus.js';
 import { bytes } from './verdict.js';
 
 const FILE = [
@@ -118,5 +121,37 @@ describe('the checking API', () => {
   it('parses bytes and strings alike', () => {
     const text = 'User-agent: *\nDisallow: /ü\n';
     expect(parseRobotsTxt(bytes(text)).groups).toEqual(parseRobotsTxt(text).groups);
+  });
+});
+
+describe('the fast path builds what the scanner events build', () => {
+  /** What a parse holds, as data. */
+  const parts = (r: RobotsTxt) => ({
+    groups: r.groups,
+    sitemaps: r.sitemaps,
+    records: r.records,
+    rulesOutsideGroups: r.rulesOutsideGroups,
+    lineCount: r.lineCount,
+    byteLength: r.byteLength,
+    bomBytes: r.bomBytes,
+    agents: r.agents(),
+  });
+  const viaEvents = (body: string | Uint8Array) => {
+    const builder = new RobotsTxtBuilder();
+    return builder.build(scanRobotsTxt(body, builder));
+  };
+  it('on every file of the corpus', () => {
+    const differ = loadRobotsSample()
+      .filter((f) => !isDeepStrictEqual(parts(parseRobotsTxt(f.body)), parts(viaEvents(f.body))))
+      .map((f) => f.host);
+    expect(differ).toEqual([]);
+  });
+  it.each([
+    ['typos, missing colons, records and a BOM', bytes([0xef, 0xbb, 0xbf], 'useragent foo\nDisalow /a\nCrawl-Delay: 5\nUnicorns: x\nsite-map: s\n')],
+    ['%-escapes and non-ASCII values (T28, T49)', bytes('User-agent: *\nDisallow: /%aa%zz\nAllow: /caf', [0xe9], '\nAllow: /ツ\n')],
+    ['a line longer than Google keeps (C28)', `User-agent: *\nDisallow: /${'a'.repeat(20_000)}\nAllow: /b\n`],
+    ['NULs and comments (C20, T33)', bytes('User-agent: *\nDisallow: /a', [0], 'b\nAllow: /c#d\n')],
+  ])('%s', (_name, body) => {
+    expect(parts(parseRobotsTxt(body))).toEqual(parts(viaEvents(body)));
   });
 });

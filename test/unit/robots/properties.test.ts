@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lintRobotsTxt, parseRobotsTxt, scanLines } from '../../../src/robots/index.js';
+import { RULE_INDEX_MIN_RULES } from '../../../src/robots/match.js';
 import { referenceVerdict } from './reference.js';
 
 const patternUnit = fc.constantFrom('/', 'a', 'b', '*', '$', '%', 'e', '1', '.', '?', 'i', 'n', 'd', 'x', 'h', 't', 'm', 'l');
@@ -46,6 +47,26 @@ describe('random files agree with the reference evaluator', () => {
         expect(e.rule?.line ?? null).toBe(e.line);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('large random files (matched through the prefix index) agree with the reference evaluator', () => {
+  // Enough rules per group that the matcher indexes them (RULE_INDEX_MIN_RULES).
+  const manyRules = fc.array(
+    fc.tuple(fc.constantFrom('Allow', 'Disallow'), pattern).map(([k, p]) => `${k}: ${p}`),
+    { minLength: RULE_INDEX_MIN_RULES, maxLength: RULE_INDEX_MIN_RULES + 40 },
+  );
+  const bigBody = fc
+    .tuple(agentValue, manyRules, agentValue, manyRules, fc.constantFrom('\n', '\r\n'))
+    .map(([a, rulesA, b, rulesB, eol]) => [`User-agent: ${a}`, ...rulesA, `User-agent: ${b}`, ...rulesB].join(eol));
+  it('verdict and deciding line', () => {
+    fc.assert(
+      fc.property(bigBody, caller, fc.array(path, { minLength: 1, maxLength: 10 }), (robots, ua, paths) => {
+        const parsed = parseRobotsTxt(robots);
+        for (const p of paths) expect(parsed.check(`http://example.com${p}`, ua)).toEqual(referenceVerdict(robots, ua, p));
+      }),
+      { numRuns: 300 },
     );
   });
 });

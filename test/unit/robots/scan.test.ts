@@ -2,8 +2,11 @@
  * The scanner's per-line report (google-behaviors.md B: R1-R10, as in Google's
  * reporting_robots_test.cc) and its byte-level handling (C20, C21, C25, C28, T45, T46).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, scanLines, scanRobotsTxt } from '../../../src/robots/index.js';
+import { LineCursor, TEXT_WINDOW_BYTES } from '../../../src/robots/scan.js';
+import { loadRobotsSample } from '../../helpers/corpus.js';
 import type { ScannedLine } from '../../../src/robots/index.js';
 import { bytes } from './verdict.js';
 
@@ -248,5 +251,45 @@ describe('the handler seam', () => {
     });
     expect(seen).toEqual(['1:directive', '2:directive', '3:empty', 'end:3']);
     expect(summary.byteLength).toBe(26);
+  });
+});
+
+describe('the text window: lines read through small windows are read the same', () => {
+  /** Every line as the cursor reads it, with positions as byte offsets in the body. */
+  function readAll(body: Uint8Array, windowBytes: number) {
+    const c = new LineCursor(body, windowBytes);
+    const out: unknown[] = [];
+    while (c.advance()) {
+      const at = (i: number) => (i < 0 ? -1 : c.base + i);
+      const directive = c.type === 'directive';
+      out.push([
+        c.line,
+        c.type,
+        at(c.start),
+        at(c.end),
+        at(c.commentAt),
+        at(c.nulAt),
+        directive ? [c.string(c.keyStart, c.keyEnd), c.string(c.valueStart, c.valueEnd), c.spelling?.spelling ?? null, c.missingColon] : null,
+      ]);
+    }
+    return out;
+  }
+  it.each([
+    ['CRLF split by every window size', bytes('User-agent: a\r\nDisallow: /x\r\n\r\nAllow: /y\r\r\nSitemap: s\r\n')],
+    ['lone CRs and LFs', bytes('a: 1\rb: 2\n\rc: 3\r\n\nd: 4\r')],
+    ['lines longer than the window', bytes(`Disallow: /${'a'.repeat(300)}\n#${'b'.repeat(200)}\nAllow: /c\n`)],
+    ['high bytes, NULs and a BOM', bytes([0xef, 0xbb, 0xbf], 'Disallow: /caf', [0xe9], '\nAllow: /', [0xc3, 0xa9, 0], 'x\nfoo: b', [0xe3, 0x83, 0x84], '\n')],
+  ])('%s', (_name, body) => {
+    const whole = readAll(body, TEXT_WINDOW_BYTES);
+    for (let w = 1; w <= 24; w++) expect(readAll(body, w)).toEqual(whole);
+  });
+  it('on every file of the corpus, through 61-byte and 4 KiB windows', () => {
+    const differ = loadRobotsSample()
+      .filter((f) => {
+        const whole = readAll(f.body, Number.MAX_SAFE_INTEGER);
+        return !isDeepStrictEqual(readAll(f.body, 61), whole) || !isDeepStrictEqual(readAll(f.body, 4096), whole);
+      })
+      .map((f) => f.host);
+    expect(differ).toEqual([]);
   });
 });
