@@ -13,10 +13,9 @@
  * as a Buffer (bytes, as it parses them); robots-parser only takes strings, so it gets the body
  * decoded as UTF-8 beforehand, and that decoding is not timed.
  */
-import fs from 'node:fs';
+import { BENCH_DOC, ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { parseRobotsTxt } from '../../src/robots/index.js';
 import { RULE_INDEX_MIN_RULES } from '../../src/robots/match.js';
@@ -28,10 +27,8 @@ interface RobotsParserResult {
 }
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => RobotsParserResult;
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const DOC = path.join(ROOT, 'docs/benchmarks.md');
-const START = '<!-- bench:engine:start -->';
-const END = '<!-- bench:engine:end -->';
+const DOC = BENCH_DOC;
+const { start: START, end: END } = sectionMarkers('engine');
 
 const RUNS = 7;
 const WARMUP_RUNS = 2;
@@ -288,14 +285,6 @@ function section(rows: Row[], notes: string[], runs: number, elapsedS: number): 
   ].join('\n');
 }
 
-function writeSection(text: string): void {
-  let doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  if (start !== -1 && end > start) doc = doc.slice(0, start) + text + doc.slice(end + END.length);
-  else doc = `${doc.trimEnd()}\n\n${text}\n`;
-  fs.writeFileSync(DOC, doc);
-}
 
 // --- main ---
 
@@ -358,7 +347,7 @@ function main(): void {
   log('');
   log(text.split('\n').slice(-3, -1).join('\n'));
   if (write) {
-    writeSection(text);
+    writeBenchSection('engine', text);
     log(`\nwrote ${path.relative(ROOT, DOC)} (section "Engine")`);
   }
 }

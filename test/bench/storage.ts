@@ -13,10 +13,9 @@
  * VACUUM ANALYZE; sizes again. The difference divided by sites x nights is the figure. The
  * rows carry realistic values (URLs, validators, a remote address), not empty columns.
  */
-import fs from 'node:fs';
+import { BENCH_DOC, ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { AttemptInput } from '../../src/db/attempts.repo.js';
 import { sha256Of } from '../../src/db/bodies.repo.js';
@@ -24,10 +23,8 @@ import { createRepos } from '../../src/db/index.js';
 import type { SnapshotInput } from '../../src/db/snapshots.repo.js';
 import { createTestDatabase } from '../helpers/test-db.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const DOC = path.join(ROOT, 'docs/benchmarks.md');
-const START = '<!-- bench:storage:start -->';
-const END = '<!-- bench:storage:end -->';
+const DOC = BENCH_DOC;
+const { start: START, end: END } = sectionMarkers('storage');
 
 const DEFAULT_SITES = 2000;
 const DEFAULT_NIGHTS = 30;
@@ -139,14 +136,6 @@ type Sizes = Map<string, { heap: number; indexes: number; total: number }>;
 const fmtBytes = (n: number) =>
   n >= 1e12 ? `${(n / 1e12).toFixed(2)} TB` : n >= 1e9 ? `${(n / 1e9).toFixed(1)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.round(n)} B`;
 
-function writeSection(text: string): void {
-  let doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  if (start !== -1 && end > start) doc = doc.slice(0, start) + text + doc.slice(end + END.length);
-  else doc = `${doc.trimEnd()}\n\n${text}\n`;
-  fs.writeFileSync(DOC, doc);
-}
 
 async function main(): Promise<void> {
   const { sites: siteCount, nights, agents, write } = args();
@@ -267,7 +256,7 @@ async function main(): Promise<void> {
 
     process.stdout.write(`${text}\n`);
     if (write) {
-      writeSection(text);
+      writeBenchSection('storage', text);
       process.stdout.write(`\nwrote the Storage section of ${path.relative(ROOT, DOC)}\n`);
     }
   } finally {
