@@ -101,6 +101,16 @@ export function formatSummary(s: RunSummary): string {
   ].join('\n');
 }
 
+/** Time left at the current rate, as `1h02m`, `3m20s` or `45s`; `-` before there is a rate. */
+export function etaText(remaining: number, perSecond: number): string {
+  if (remaining <= 0) return '0s';
+  if (!(perSecond > 0)) return '-';
+  const s = Math.ceil(remaining / perSecond);
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
 /**
  * Follows a run to its end; resolves with the failed jobs (empty when it completed). Progress is
  * written to `progressOut` (a bar on a terminal, plain lines otherwise).
@@ -109,7 +119,7 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
   const tty = Boolean((progressOut as NodeJS.WriteStream).isTTY);
   const bar = tty
     ? new cliProgress.SingleBar(
-        { format: 'sites {bar} {value}/{total} | failures {failures} | {rate}/s | ETA {eta_formatted}', hideCursor: true, stream: progressOut as NodeJS.WriteStream },
+        { format: 'sites {bar} {value}/{total} | failures {failures} | {rate}/s | ETA {eta}', hideCursor: true, stream: progressOut as NodeJS.WriteStream },
         cliProgress.Presets.shades_classic,
       )
     : null;
@@ -118,7 +128,7 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
   let lastChange = Date.now();
   let lastLine = 0;
   let run = (await rt.repos.runs.getRun(runId))!;
-  bar?.start(run.sitesTotal, 0, { failures: 0, rate: '0.0' });
+  bar?.start(run.sitesTotal, 0, { failures: 0, rate: '0.0', eta: '-' });
   try {
     for (;;) {
       run = (await rt.repos.runs.getRun(runId))!;
@@ -128,7 +138,7 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
       );
       const failures = Number(unreachable.rows[0]?.n ?? 0);
       const rate = (progress.diffed / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
-      if (bar) bar.update(progress.diffed, { failures, rate });
+      if (bar) bar.update(progress.diffed, { failures, rate, eta: etaText(run.sitesTotal - progress.diffed, Number(rate)) });
       else if (progress.diffed !== lastDone && (Date.now() - lastLine > 2_000 || progress.diffed >= run.sitesTotal)) {
         progressOut.write(`progress: ${progress.diffed}/${run.sitesTotal} sites, ${failures} unreachable, ${rate}/s\n`);
         lastLine = Date.now();
