@@ -10,7 +10,7 @@ import type { ChangeInput, FlipInput, Verdict, VerdictInput } from '../db/change
 import type { Logger } from '../log/logger.js';
 import type { PolicyKind, PolicyReason } from '../policy/index.js';
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
-import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
+import type { RobotsChangeKind } from '../robots/diff.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import { alertsForSiteNight } from './alerting/alert-rules.js';
 import type { AgentFamily, AlertDraft, VerdictFlip } from './alerting/alert-rules.js';
@@ -176,7 +176,7 @@ export function createDiffSiteService(deps: DiffSiteDeps) {
       origin,
       change: {
         kinds: content.kinds.filter((k): k is RobotsChangeKind => k !== 'raw'),
-        rulesDiff: content.rulesDiff as RobotsDiff | null,
+        rulesDiff: content.rulesDiff,
         outcomeFrom: previous?.outcome ?? null,
         outcomeTo: snapshot.outcome,
         policyFrom: (previous?.policy ?? null) as PolicyKind | null,

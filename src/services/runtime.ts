@@ -20,7 +20,7 @@ import type { Redis } from 'ioredis';
 import { maxAttempts } from '../policy/index.js';
 import type { AlertDraft, AlertKind } from './alerting/alert-rules.js';
 import { severitiesAtLeast } from '../db/alerts.repo.js';
-import type { Alert, AlertWithOrigin } from '../db/alerts.repo.js';
+import type { AlertWithOrigin } from '../db/alerts.repo.js';
 import { createAlertDeliveryService } from './alert-delivery.service.js';
 import type { AlertDeliveryService, DeliveryJob } from './alert-delivery.service.js';
 import { createDiffSiteService } from './diff-site.service.js';
@@ -57,7 +57,7 @@ export interface RuntimeOptions {
   fetchOverrides?: Partial<FetchOptions>;
 }
 
-function alertDraftOf(a: AlertWithOrigin | (Alert & { origin: string | null })): AlertDraft {
+function alertDraftOf(a: AlertWithOrigin): AlertDraft {
   return {
     dedupeKey: a.dedupeKey,
     severity: a.severity,
