@@ -9,7 +9,7 @@ import { asciiLower, escapePattern, escapePatternText } from './encoding.js';
 import { explainCheck } from './explain.js';
 import type { CompiledRule, RuleMatcher } from './match.js';
 import { compileRules, getPathParamsQuery, isAllowedBy, ruleMatcher, sortForDecision } from './match.js';
-import type { ScanHandler, ScannedLine, ScanSummary } from './scan.js';
+import type { KeySpelling, ScanHandler, ScannedLine, ScanSummary } from './scan.js';
 import { LineCursor, isKnownUnsupportedName } from './scan.js';
 import type { Explanation, Group, OtherRecord, Rule, RuleKind, SitemapRecord, UserAgentLine, Verdict } from './types.js';
 import { GLOBAL_AGENT, agentToken, callerAgentKey } from './user-agent.js';
@@ -124,7 +124,6 @@ export class RobotsTxt {
   /** Groups as written, in file order; groups naming the same agent are merged only for matching. */
   readonly groups: readonly Group[];
   readonly sitemaps: readonly SitemapRecord[];
-  readonly records: readonly OtherRecord[];
   /** Allow/disallow lines before the first user-agent line: ignored by Google (R-32, T6). */
   readonly rulesOutsideGroups: readonly Rule[];
   /** Number of lines, counted as Google does (R1). */
@@ -133,19 +132,40 @@ export class RobotsTxt {
   /** Bytes of a (possibly partial) UTF-8 BOM skipped at the start (T45). */
   readonly bomBytes: number;
 
+  /** The other records; null until first read, while `recordSource` holds the body they stand in. */
+  private recordList: readonly OtherRecord[] | null;
+  private recordSource: Uint8Array | null;
   // Built on first use: a parse that is only diffed or listed never needs them.
   private agentIndex: AgentIndex | null = null;
   private cache: Map<string, SelectedGroup | null> | null = null;
   private tupleCache: Map<string, SelectedGroup | null> | null = null;
 
-  constructor(parts: { groups: Group[]; sitemaps: SitemapRecord[]; records: OtherRecord[]; rulesOutsideGroups: Rule[]; summary: FileSummary }) {
+  /** `records`: the records, or the body to read them from when first asked for (see `records`). */
+  constructor(parts: { groups: Group[]; sitemaps: SitemapRecord[]; records: OtherRecord[] | Uint8Array; rulesOutsideGroups: Rule[]; summary: FileSummary }) {
     this.groups = parts.groups;
     this.sitemaps = parts.sitemaps;
-    this.records = parts.records;
+    const records = parts.records;
+    this.recordList = Array.isArray(records) ? records : null;
+    this.recordSource = Array.isArray(records) ? null : records;
     this.rulesOutsideGroups = parts.rulesOutsideGroups;
     this.lineCount = parts.summary.lineCount;
     this.byteLength = parts.summary.byteLength;
     this.bomBytes = parts.summary.bomBytes;
+  }
+
+  /**
+   * Lines with any other key (crawl-delay, host, unknown keys: R-28), in file order. `parseRobotsTxt`
+   * recognises them but builds them only when first read, by reading the body again: records
+   * never affect a verdict, most callers never look at them, and an HTML page served as
+   * robots.txt has thousands. Until then the parse holds the body (only when it has records).
+   */
+  get records(): readonly OtherRecord[] {
+    let list = this.recordList;
+    if (list === null) {
+      list = this.recordList = readBody(this.recordSource as Uint8Array, true).records;
+      this.recordSource = null;
+    }
+    return list;
   }
 
   private get agentsIndexed(): AgentIndex {
@@ -253,6 +273,8 @@ export class RobotsTxtBuilder implements ScanHandler {
   private readonly groups: Group[] = [];
   private readonly sitemaps: SitemapRecord[] = [];
   private readonly records: OtherRecord[] = [];
+  /** Set by `deferRecords`: the body the records are read from later, instead of `records`. */
+  private recordSource: Uint8Array | null = null;
   private readonly outside: Rule[] = [];
   private current: Group | null = null;
 
@@ -308,11 +330,16 @@ export class RobotsTxtBuilder implements ScanHandler {
     });
   }
 
+  /** Leaves the records of `body` to be read when first asked for (RobotsTxt#records), instead of addRecord. */
+  deferRecords(body: Uint8Array): void {
+    this.recordSource = body;
+  }
+
   build(summary: FileSummary): RobotsTxt {
     return new RobotsTxt({
       groups: this.groups,
       sitemaps: this.sitemaps,
-      records: this.records,
+      records: this.recordSource ?? this.records,
       rulesOutsideGroups: this.outside,
       summary: { lineCount: summary.lineCount, byteLength: summary.byteLength, bomBytes: summary.bomBytes },
     });
@@ -328,24 +355,38 @@ export class RobotsTxtBuilder implements ScanHandler {
  * two on the whole corpus).
  */
 export function parseRobotsTxt(body: string | Uint8Array): RobotsTxt {
+  return readBody(body, false);
+}
+
+/** parseRobotsTxt; `recordsNow`: build the other records now rather than on first read. */
+function readBody(body: string | Uint8Array, recordsNow: boolean): RobotsTxt {
   const cursor = new LineCursor(body);
   const builder = new RobotsTxtBuilder();
+  // The other records are read when first asked for (RobotsTxt#records): until then only lines
+  // that may hold one of the four directives are read, and whether there may be records at all.
+  cursor.skipUnspelled = !recordsNow;
+  let hasRecords = false;
   while (cursor.advance()) {
-    if (cursor.type === 'directive') addDirective(builder, cursor);
+    if (cursor.type !== 'directive') continue;
+    if (cursor.spelling !== null) addDirective(builder, cursor, cursor.spelling);
+    else if (recordsNow) addRecord(builder, cursor);
+    else hasRecords = true;
   }
+  if (hasRecords || cursor.skippedText) builder.deferRecords(cursor.bytes);
   return builder.build({ lineCount: cursor.line, byteLength: cursor.bytes.length, bomBytes: cursor.bomBytes });
 }
 
-function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor): void {
-  const spelling = cursor.spelling;
-  if (spelling === null) {
-    // Key first: the cursor answers "high bytes?" fastest for ranges in order.
-    const rawKey = cursor.string(cursor.keyStart, cursor.keyEnd);
-    const key = cursor.hasHighBytes(cursor.keyStart, cursor.keyEnd) ? asciiLower(rawKey) : rawKey.toLowerCase();
-    builder.addRecord(key, cursor.string(cursor.valueStart, cursor.valueEnd), cursor.line, isKnownUnsupportedName(key));
-    return;
-  }
-  const value = cursor.string(cursor.valueStart, cursor.valueEnd);
+function addRecord(builder: RobotsTxtBuilder, cursor: LineCursor): void {
+  // Key first: the cursor answers "high bytes?" fastest for ranges in order.
+  const rawKey = cursor.string(cursor.keyStart, cursor.keyEnd);
+  const key = cursor.hasHighBytes(cursor.keyStart, cursor.keyEnd) ? asciiLower(rawKey) : rawKey.toLowerCase();
+  builder.addRecord(key, cursor.string(cursor.valueStart, cursor.valueEnd), cursor.line, isKnownUnsupportedName(key));
+}
+
+function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor, spelling: KeySpelling): void {
+  const { text, valueStart, valueEnd } = cursor;
+  const ascii = !cursor.hasHighBytes(valueStart, valueEnd);
+  const value = ascii ? text.slice(valueStart, valueEnd) : cursor.string(valueStart, valueEnd);
   switch (spelling.key) {
     case 'user-agent':
       builder.addUserAgent(value, cursor.line);
@@ -353,11 +394,8 @@ function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor): void {
     case 'sitemap':
       builder.addSitemap(value, cursor.line);
       return;
-    default: {
+    default:
       // An ASCII value with no `%` is its own pattern (T28, T49).
-      const { text, valueStart, valueEnd } = cursor;
-      const plain = !cursor.hasHighBytes(valueStart, valueEnd) && !cursor.valueHasPercent();
-      builder.addRule(spelling.key, plain ? value : escapePatternText(text, valueStart, valueEnd), value, cursor.line);
-    }
+      builder.addRule(spelling.key, ascii && !cursor.valueHasPercent() ? value : escapePatternText(text, valueStart, valueEnd), value, cursor.line);
   }
 }

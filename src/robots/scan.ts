@@ -124,6 +124,7 @@ export interface ScanHandler {
 const LF = 0x0a;
 const CR = 0x0d;
 const COLON = 0x3a;
+const HASH = 0x23;
 const SPACE = 0x20;
 const TAB = 0x09;
 const BOM = [0xef, 0xbb, 0xbf] as const;
@@ -141,14 +142,24 @@ function bomLength(bytes: Uint8Array): number {
  * break comes earlier.
  */
 function windowEnd(bytes: Uint8Array, from: number, target: number): number {
-  let br = Math.max(bytes.lastIndexOf(LF, target - 1), bytes.lastIndexOf(CR, target - 1));
-  if (br < from) {
-    const lf = bytes.indexOf(LF, target);
-    const cr = bytes.indexOf(CR, target);
-    if (lf < 0 && cr < 0) return bytes.length;
-    br = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+  // Searched backwards from `target` within [from, target) only: a body without CRs would
+  // otherwise be read back to its start once per window.
+  const lf = lastIndexIn(bytes, LF, from, target);
+  const cr = lastIndexIn(bytes, CR, lf < 0 ? from : lf + 1, target);
+  let br = Math.max(lf, cr);
+  if (br < 0) {
+    const nextLf = bytes.indexOf(LF, target);
+    const nextCr = bytes.indexOf(CR, target);
+    if (nextLf < 0 && nextCr < 0) return bytes.length;
+    br = nextLf < 0 ? nextCr : nextCr < 0 ? nextLf : Math.min(nextLf, nextCr);
   }
   return bytes[br] === CR && bytes[br + 1] === LF ? br + 2 : br + 1;
+}
+
+/** The last position of `byte` in `bytes[from, to)`, or -1. */
+function lastIndexIn(bytes: Uint8Array, byte: number, from: number, to: number): number {
+  const i = bytes.subarray(from, to).lastIndexOf(byte);
+  return i < 0 ? -1 : from + i;
 }
 
 /** A byte above 0x7f, in Latin-1 text (see LineCursor.hasHighBytes). */
@@ -182,32 +193,46 @@ export const TEXT_WINDOW_BYTES = 32 * 1024;
  * fast path, no handler calls); the scanner builds its per-line events from it. One cursor
  * serves one body, forward only.
  *
- * It reads the body through a window of Latin-1 text (one character per byte, see
- * TEXT_WINDOW_BYTES): positions are offsets into `text`; `base + offset` is the byte offset
- * in the body. Line breaks, `#`, NUL, `:`, `%`, spaces and tabs are found with the native
- * `String#indexOf`, each remembered until the cursor passes it, so every character is searched
- * once per character class however long the lines are.
+ * It reads the body a window at a time (whole lines, see TEXT_WINDOW_BYTES): positions are
+ * offsets into the window; `base + offset` is the byte offset in the body. A line that is read
+ * (not skipped, see `skipUnspelled`) is read from the window as Latin-1 text (one character per
+ * byte), decoded when first needed: line breaks, `#`, NUL, `:`, `%`, spaces and tabs are found
+ * with the native `String#indexOf`, each remembered until the cursor passes it, so every
+ * character is searched once per character class however long the lines are. Until a window
+ * needs its text, its line breaks are found in the body's bytes (`Buffer#indexOf`): most
+ * windows of an HTML page are never decoded.
  */
 export class LineCursor {
   readonly bytes: Uint8Array;
   /** Bytes of a (possibly truncated) UTF-8 BOM skipped at byte 0: 0..3 (T45). */
   readonly bomBytes: number;
-  /** The window: whole lines of the body as Latin-1 text, starting at byte `base`. */
-  text = '';
+  /** The window is bytes `[base, base + size)` of the body. */
   base = 0;
+  private size = 0;
   /** 1-based number of the current line; after the last line, the number of lines (R1). */
   line = 0;
-  /** The current line is `[start, end)` of `text`, without its line break. */
+  /** The current line is `[start, end)` of the window, without its line break. */
   start = 0;
   end = 0;
-  type: LineType = 'empty';
+  /** What the current line is; 'skipped' only in `skipUnspelled` mode. */
+  type: LineType | 'skipped' = 'empty';
+  /**
+   * When set, a line that does not start (after whitespace) with one of the key spellings (C1,
+   * C2: user-agent, allow, disallow, sitemap and their typos) is not read further: its type is
+   * 'skipped', and it may be a comment, an empty line, an other record or not a directive. Such
+   * lines cannot change groups, rules or sitemaps: the parser reads only the lines that may,
+   * and an HTML page's lines are then mostly skipped after one look each.
+   */
+  skipUnspelled = false;
+  /** Some skipped line had text (not only whitespace or a comment): it may be an other record. */
+  skippedText = false;
   /** The first NUL of the kept part of the line (C20), or -1. */
   nulAt = -1;
   /** The `#` that starts a comment (T33), or -1. */
   commentAt = -1;
   /** The spelling the key was recognised by (C1, C2), or null for any other key; directives only. */
   spelling: KeySpelling | null = null;
-  /** Directives only: the key and the value, trimmed (C21), as ranges of `text`. */
+  /** Directives only: the key and the value, trimmed (C21), as ranges of the window. */
   keyStart = 0;
   keyEnd = 0;
   valueStart = 0;
@@ -216,13 +241,20 @@ export class LineCursor {
   missingColon = false;
 
   private readonly buffer: Latin1Buffer;
-  /** The window holds no byte above 0x7f. */
+  /** The window as Latin-1 text, once decoded (see `text`). */
+  private windowText: string | null = null;
+  /** Body offsets of the next LF and CR found by nextBreak in the bytes (the body's length: none). */
+  private bodyNextLf = -1;
+  private bodyNextCr = -1;
+  /** The body read four bytes at a time, to skip indentation; made on first use (a DataView costs as much as a short parse). */
+  private words: DataView | null = null;
+  /** The window holds no byte above 0x7f (known once its text is decoded). */
   private windowAscii = true;
   /** The window ends the body. */
   private last = false;
   private nextStart = 0;
   private finished = false;
-  // The next position of each searched character at or after the current line (text.length: none).
+  // The next position of each searched character at or after the current line (size: none).
   private nextLf = -1;
   private nextCr = -1;
   private nextHash = -1;
@@ -234,17 +266,22 @@ export class LineCursor {
   private nextHigh = -1;
   private highFrom = 0;
 
-  /** `windowBytes`: how much text to decode at a time (tests use tiny windows to cross many boundaries). */
+  /** `windowBytes`: how much of the body a window holds (tests use tiny windows to cross many boundaries). */
   constructor(
     body: string | Uint8Array,
     private readonly windowBytes: number = TEXT_WINDOW_BYTES,
   ) {
     const bytes = toBytes(body);
     this.bytes = bytes;
-    // A Buffer view over the same memory (no copy), for its native Latin-1 decoder.
+    // A Buffer view over the same memory (no copy), for its native Latin-1 decoder and search.
     this.buffer = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Latin1Buffer;
     this.bomBytes = bomLength(bytes);
     this.load(this.bomBytes);
+  }
+
+  /** The window as Latin-1 text: position i of the window is character i. */
+  get text(): string {
+    return this.windowText ?? this.decodeWindow();
   }
 
   /** The UTF-8 reading of `text[start, end)`: the text itself when it is ASCII. */
@@ -258,11 +295,12 @@ export class LineCursor {
    * backtracking) and remembered, like the characters of `read`, while queries move forward.
    */
   hasHighBytes(start: number, end: number): boolean {
+    const text = this.text;
     if (this.windowAscii) return false;
     if (this.nextHigh < start || start < this.highFrom) {
       // `test` with the global flag leaves lastIndex after the (one-character) match, and builds no match array.
       HIGH_BYTE.lastIndex = start;
-      this.nextHigh = HIGH_BYTE.test(this.text) ? HIGH_BYTE.lastIndex - 1 : this.text.length;
+      this.nextHigh = HIGH_BYTE.test(text) ? HIGH_BYTE.lastIndex - 1 : text.length;
       this.highFrom = start;
     }
     return this.nextHigh < end;
@@ -271,21 +309,23 @@ export class LineCursor {
   /** Moves to the next line and reads it; false when there is none. */
   advance(): boolean {
     if (this.finished) return false;
-    if (this.nextStart === this.text.length && !this.last) this.load(this.base + this.nextStart);
-    const text = this.text;
-    const n = text.length;
+    if (this.nextStart === this.size && !this.last) this.load(this.base + this.nextStart);
+    const n = this.size;
     const start = this.nextStart;
     let eol = n;
     if (start < n) {
-      if (this.nextLf < start) this.nextLf = nextIndex(text, '\n', start);
-      if (this.nextCr < start) this.nextCr = nextIndex(text, '\r', start);
+      if (this.nextLf < start) this.nextLf = this.nextBreak('\n', LF, start);
+      if (this.nextCr < start) this.nextCr = this.nextBreak('\r', CR, start);
       eol = this.nextLf < this.nextCr ? this.nextLf : this.nextCr;
     }
     // R1: the text after the last line break (maybe empty) is one more line, the last. Only
     // the last window can end without a line break.
     if (eol === n) this.finished = true;
     // T44, R1: CRLF is one break; a lone CR or LF is one break each (C24).
-    else this.nextStart = eol + (text.charCodeAt(eol) === CR && text.charCodeAt(eol + 1) === LF ? 2 : 1);
+    else {
+      const at = this.base + eol;
+      this.nextStart = eol + (this.bytes[at] === CR && this.bytes[at + 1] === LF ? 2 : 1);
+    }
     this.line++;
     this.start = start;
     this.end = eol;
@@ -293,48 +333,93 @@ export class LineCursor {
     return true;
   }
 
-  /** Makes `[from, end of the next window)` the text. */
+  /** The next `char` (a line break, whose byte is `byte`) at or after `from` in the window, or `size`. */
+  private nextBreak(char: string, byte: number, from: number): number {
+    const text = this.windowText;
+    if (text !== null) return nextIndex(text, char, from);
+    // Searched in the body's bytes, from here to wherever the next one is (maybe a later window,
+    // or nowhere): remembered across windows, so that each byte is searched once.
+    const at = this.base + from;
+    let next = byte === LF ? this.bodyNextLf : this.bodyNextCr;
+    if (next < at) {
+      next = this.buffer.indexOf(byte, at);
+      if (next === -1) next = this.bytes.length;
+      if (byte === LF) this.bodyNextLf = next;
+      else this.bodyNextCr = next;
+    }
+    return next < this.base + this.size ? next - this.base : this.size;
+  }
+
+  /** Makes `[from, end of the next window)` the window; its text is decoded when first needed. */
   private load(from: number): void {
     const bytes = this.bytes;
     const to = bytes.length - from > this.windowBytes ? windowEnd(bytes, from, from + this.windowBytes) : bytes.length;
-    this.text = this.buffer.latin1Slice(from, to);
-    // ASCII windows (most, even in bodies that are not all ASCII) need no search for high bytes.
-    this.windowAscii = isAscii(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to));
     this.base = from;
+    this.size = to - from;
     this.last = to === bytes.length;
+    this.windowText = null;
     this.nextStart = 0;
     this.nextLf = this.nextCr = this.nextHash = this.nextNul = this.nextColon = this.nextPercent = this.nextSpace = this.nextTab = this.nextHigh = -1;
     this.highFrom = 0;
   }
 
+  private decodeWindow(): string {
+    const bytes = this.bytes;
+    const from = this.base;
+    const to = from + this.size;
+    const text = this.buffer.latin1Slice(from, to);
+    this.windowText = text;
+    // ASCII windows (most, even in bodies that are not all ASCII) need no search for high bytes.
+    this.windowAscii = isAscii(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to));
+    return text;
+  }
+
   /** Splits the current line into key and value as Google does. */
   private read(): void {
-    const text = this.text;
-    const start = this.start;
+    // Single characters are read from the body's bytes (`base + i` for window position i): the
+    // same values, and a typed array reads faster than String#charCodeAt.
+    const { bytes, base, start } = this;
     this.spelling = null;
     this.missingColon = false;
+    // The first byte that is not ASCII whitespace (it may lie past the kept part of the line, C28).
+    const lineEnd = base + this.end;
+    let p = base + start;
+    if (p < lineEnd && isAsciiWhitespace(bytes[p] as number)) p = this.skipWhitespace(p, lineEnd);
+    let spelled: KeySpelling | null = null;
+    if (this.skipUnspelled) {
+      const c = p < lineEnd && p - base - start < MAX_LINE_BYTES ? (bytes[p] as number) : -1;
+      spelled = c > 0 ? matchSpelling(bytes, p, lineEnd - p) : null;
+      if (spelled === null) {
+        this.type = 'skipped';
+        // Not empty (C28: a line cut before p is), not a comment (T33) nor NUL-ended (C20): maybe an other record (R-28).
+        if (c > 0 && c !== HASH) this.skippedText = true;
+        return;
+      }
+    }
+    const text = this.text;
     const keptEnd = Math.min(this.end, start + MAX_LINE_BYTES);
     // C20: Google handles the line as a C string, so a NUL ends its content.
     if (this.nextNul < start) this.nextNul = nextIndex(text, '\0', start);
     const contentEnd = this.nextNul < keptEnd ? this.nextNul : keptEnd;
     this.nulAt = this.nextNul < keptEnd ? this.nextNul : -1;
-    // T33: `#` starts a comment anywhere; then trim ASCII whitespace (C21).
+    // T33: `#` starts a comment anywhere; then trim ASCII whitespace (C21). A `#` or NUL is not
+    // whitespace, so the content starts at p unless p is past its end.
     if (this.nextHash < start) this.nextHash = nextIndex(text, '#', start);
     this.commentAt = this.nextHash < contentEnd ? this.nextHash : -1;
-    let ts = start;
     let te = this.commentAt >= 0 ? this.commentAt : contentEnd;
-    while (ts < te && isAsciiWhitespace(text.charCodeAt(ts))) ts++;
-    while (te > ts && isAsciiWhitespace(text.charCodeAt(te - 1))) te--;
-    if (ts === te) {
+    const ts = p - base;
+    if (ts >= te) {
       this.type = this.commentAt >= 0 ? 'comment' : 'empty';
       return;
     }
+    while (te > ts && isAsciiWhitespace(bytes[base + te - 1] as number)) te--;
     this.type = 'not-a-directive';
 
     // The key spelling is looked for first, as a prefix of the whole content: no spelling holds
     // a `:`, so the colon, if any, comes after it, and the search for it can start there; and
     // no spelling ends in whitespace, so the key (cut at the colon, trimmed) still starts with it.
-    let spelling = matchSpelling(this.bytes, this.base, text, ts, te);
+    // A spelling found on the whole line (skip mode) stands if the content still holds it.
+    let spelling = spelled !== null && te - ts >= spelled.spelling.length ? spelled : matchSpelling(bytes, base + ts, te - ts);
     // `<key>:<value>`; T5/C22: without a colon, whitespace between exactly two tokens will do.
     let sep = this.firstColon(text, spelling === null ? ts : ts + spelling.spelling.length, te);
     let missingColon = false;
@@ -344,13 +429,13 @@ export class LineCursor {
       missingColon = true;
     }
     let ke = sep;
-    while (ke > ts && isAsciiWhitespace(text.charCodeAt(ke - 1))) ke--;
+    while (ke > ts && isAsciiWhitespace(bytes[base + ke - 1] as number)) ke--;
     // `: value` has an empty key, which Google does not read as a directive.
     if (ke === ts) return;
     let vs = sep + 1;
-    while (vs < te && isAsciiWhitespace(text.charCodeAt(vs))) vs++;
+    while (vs < te && isAsciiWhitespace(bytes[base + vs] as number)) vs++;
     // Without a colon the key ends at the first space or tab, maybe inside a spelling (`user agent`).
-    if (missingColon && spelling !== null) spelling = matchSpelling(this.bytes, this.base, text, ts, ke);
+    if (missingColon && spelling !== null) spelling = matchSpelling(bytes, base + ts, ke - ts);
 
     this.type = 'directive';
     this.missingColon = missingColon;
@@ -361,6 +446,20 @@ export class LineCursor {
     this.spelling = spelling;
   }
 
+  /** The first byte at or after `p` (body offset, before `end`) that is not ASCII whitespace, or `end`. */
+  private skipWhitespace(p: number, end: number): number {
+    const bytes = this.bytes;
+    // Indentation (HTML pages are full of it) is skipped four spaces or tabs at a time.
+    const words = (this.words ??= new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    while (p + 4 <= end) {
+      const w = words.getUint32(p);
+      if (w !== FOUR_SPACES && w !== FOUR_TABS) break;
+      p += 4;
+    }
+    while (p < end && isAsciiWhitespace(bytes[p] as number)) p++;
+    return p;
+  }
+
   /**
    * T5, C22: in a line without `:`, the first run of spaces and tabs separates key and value
    * when `text[ts, te)` has exactly two tokens. Returns where that run starts, or -1.
@@ -369,7 +468,7 @@ export class LineCursor {
     const sep = this.nextBlank(ts);
     if (sep >= te) return -1; // one token: R3
     let v = sep + 1;
-    while (v < te && isSpaceOrTab(this.text.charCodeAt(v))) v++;
+    while (v < te && isSpaceOrTab(this.bytes[this.base + v] as number)) v++;
     return this.nextBlank(v) < te ? -1 : sep; // three or more tokens: R3, C22
   }
 
@@ -392,12 +491,15 @@ export class LineCursor {
    * (HTML pages) are not walked character by character.
    */
   private firstColon(text: string, from: number, te: number): number {
-    if (from < te && text.charCodeAt(from) === COLON) return from;
+    if (from < te && this.bytes[this.base + from] === COLON) return from;
     if (this.nextColon < from) this.nextColon = nextIndex(text, ':', from);
     return this.nextColon < te ? this.nextColon : -1;
   }
 }
 
+
+const FOUR_SPACES = 0x20202020;
+const FOUR_TABS = 0x09090909;
 
 function isSpaceOrTab(c: number): boolean {
   return c === SPACE || c === TAB;
@@ -433,7 +535,8 @@ function scannedLine(cursor: LineCursor): ScannedLine {
   const directive = cursor.type === 'directive';
   const ev: ScannedLine = {
     line: cursor.line,
-    type: cursor.type,
+    // The scanner reads every line (its cursor never skips), so the type is never 'skipped'.
+    type: cursor.type as LineType,
     key: null,
     rawKey: directive ? cursor.string(cursor.keyStart, cursor.keyEnd) : '',
     typo: null,
@@ -468,22 +571,22 @@ function scannedLine(cursor: LineCursor): ScannedLine {
 const LATIN1_BOM = String.fromCharCode(...BOM);
 
 /**
- * The spelling a key starts with (C1, C2), case-insensitively, or null. Google tries
- * user-agent, allow, disallow and sitemap in turn, each by its name and then its typos; the
- * four names start with different letters, so the first letter picks the only candidates.
- * No spelling of a key is a prefix of another of the same key, so at most one matches.
- * `bytes` from `base` on are the same bytes as `text`: the canonical names, by far the most
- * common keys, are compared four bytes at a time.
+ * The spelling that `bytes[at, at + length)` starts with (C1, C2), case-insensitively, or null.
+ * Google tries user-agent, allow, disallow and sitemap in turn, each by its name and then its
+ * typos; the four names start with different letters, so the first letter picks the only
+ * candidates. No spelling of a key is a prefix of another of the same key, so at most one
+ * matches. The canonical names, by far the most common keys, are compared four bytes at a time.
  */
-export function matchSpelling(bytes: Uint8Array, base: number, text: string, start: number, end: number): KeySpelling | null {
-  const initial = lowerAscii(text.charCodeAt(start));
+export function matchSpelling(bytes: Uint8Array, at: number, length: number): KeySpelling | null {
+  if (length <= 0) return null;
+  const initial = lowerAscii(bytes[at] as number);
   const k = initial < 0x80 ? (KEY_BY_INITIAL[initial] as number) : -1;
   if (k < 0) return null;
   const spellings = KEY_SPELLINGS[k] as readonly KeySpelling[];
-  if (startsWithFolded(bytes, base + start, end - start, CANONICAL_FOLDED[k] as FoldedName)) return spellings[0] as KeySpelling;
+  if (startsWithFolded(bytes, at, length, CANONICAL_FOLDED[k] as FoldedName)) return spellings[0] as KeySpelling;
   for (let i = 1; i < spellings.length; i++) {
     const s = spellings[i] as KeySpelling;
-    if (startsWithIgnoreCase(text, start, end, s.spelling)) return s;
+    if (startsWithIgnoreCase(bytes, at, length, s.spelling)) return s;
   }
   return null;
 }
@@ -510,7 +613,7 @@ interface FoldedName {
 const FOLD = 0x20202020;
 
 function foldName(name: string): FoldedName {
-  if (name.length < 4 || [...name].some((c) => (c.charCodeAt(0) & 0x20) === 0)) throw new Error(`cannot fold key name ${name}`);
+  if (name.length < 5 || name.length > 12 || [...name].some((c) => (c.charCodeAt(0) & 0x20) === 0)) throw new Error(`cannot fold key name ${name}`);
   const offsets: number[] = [];
   for (let o = 0; o + 4 < name.length; o += 4) offsets.push(o);
   offsets.push(name.length - 4);
@@ -523,13 +626,16 @@ const CANONICAL_FOLDED: readonly FoldedName[] = KEY_SPELLINGS.map((list) => fold
 /** startsWithIgnoreCase for a folded canonical name, on the `length` bytes of the body at `at`. */
 function startsWithFolded(bytes: Uint8Array, at: number, length: number, name: FoldedName): boolean {
   if (length < name.length) return false;
-  const offsets = name.offsets;
-  for (let i = 0; i < offsets.length; i++) {
-    const p = at + (offsets[i] as number);
-    const word = ((bytes[p] as number) << 24) | ((bytes[p + 1] as number) << 16) | ((bytes[p + 2] as number) << 8) | (bytes[p + 3] as number);
-    if ((word | FOLD) !== name.words[i]) return false;
-  }
-  return true;
+  // Unrolled: every name is two or three words long.
+  const { offsets, words } = name;
+  if ((wordAt(bytes, at) | FOLD) !== words[0]) return false;
+  if ((wordAt(bytes, at + (offsets[1] as number)) | FOLD) !== words[1]) return false;
+  return offsets.length === 2 || (wordAt(bytes, at + (offsets[2] as number)) | FOLD) === words[2];
+}
+
+/** The big-endian 32-bit word of bytes[p, p + 4). */
+function wordAt(bytes: Uint8Array, p: number): number {
+  return ((bytes[p] as number) << 24) | ((bytes[p + 1] as number) << 16) | ((bytes[p + 2] as number) << 8) | (bytes[p + 3] as number);
 }
 
 /** R6: whether `text[start, end)` is, ASCII case-insensitively, one of KNOWN_UNSUPPORTED_KEYS. */
@@ -551,11 +657,11 @@ function lowerAscii(c: number): number {
   return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
 }
 
-/** absl::StartsWithIgnoreCase, against a lower-case ASCII name. */
-function startsWithIgnoreCase(text: string, start: number, end: number, name: string): boolean {
-  if (end - start < name.length) return false;
+/** absl::StartsWithIgnoreCase: whether `bytes[at, at + length)` starts with a lower-case ASCII name. */
+function startsWithIgnoreCase(bytes: Uint8Array, at: number, length: number, name: string): boolean {
+  if (length < name.length) return false;
   for (let i = 0; i < name.length; i++) {
-    if (lowerAscii(text.charCodeAt(start + i)) !== name.charCodeAt(i)) return false;
+    if (lowerAscii(bytes[at + i] as number) !== name.charCodeAt(i)) return false;
   }
   return true;
 }

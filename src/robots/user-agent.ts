@@ -36,7 +36,8 @@ export function agentToken(value: string): string {
     if (c >= 0x41 && c <= 0x5a) upper = true;
     else if (!isAgentChar(c)) break;
   }
-  const token = value.slice(0, end);
+  // A value that is all token (the common case) needs no slice.
+  const token = end === value.length ? value : value.slice(0, end);
   return upper ? token.toLowerCase() : token;
 }
 

@@ -25,9 +25,10 @@ export const EVAL_CACHE_MAX_ENTRIES = 1024;
 export const EVAL_CACHE_MAX_BYTES = 128 * 1024 * 1024;
 /**
  * Rough memory of a parsed file per body byte: each rule keeps the value as written and its
- * normalised pattern, plus objects around them. An estimate, used only to bound the cache.
+ * normalised pattern, plus objects around them, and a body with other records is held until
+ * they are read (RobotsTxt#records). An estimate, used only to bound the cache.
  */
-export const PARSED_BYTES_PER_BODY_BYTE = 4;
+export const PARSED_BYTES_PER_BODY_BYTE = 5;
 /**
  * Longest input line accepted, in characters. A 500 KiB body (R-18) is ~683 KB of base64, and
  * JSON escapes can make a `robots` string up to six times longer than its bytes; past this the

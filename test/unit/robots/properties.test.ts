@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lintRobotsTxt, parseRobotsTxt, scanLines } from '../../../src/robots/index.js';
+import { RobotsTxtBuilder, lintRobotsTxt, parseRobotsTxt, scanLines, scanRobotsTxt } from '../../../src/robots/index.js';
+import type { RobotsTxt } from '../../../src/robots/index.js';
 import { RULE_INDEX_MIN_RULES } from '../../../src/robots/match.js';
 import { referenceVerdict } from './reference.js';
 
@@ -23,7 +24,10 @@ const line = fc.oneof(
     arbitrary: fc.constantFrom('', '# comment', 'Sitemap: http://x/s.xml', 'Crawl-delay: 1', 'unknown: x', 'garbage line here', 'Disallow: /c # comment', 'Allow: /a#b'),
   },
 );
-const body = fc.tuple(fc.array(line, { maxLength: 14 }), fc.constantFrom('\n', '\r\n', '\r')).map(([lines, eol]) => lines.join(eol));
+/** Indentation of the lengths and mixes that the scanner skips in steps (four at a time, then one by one). */
+const indent = fc.constantFrom('', '', '', ' ', '\t', '   ', '    ', '\t\t\t\t', '     ', '  \t  \t ', '        ', '\t\t\t\t\t\t\t\t\t');
+const indentedLine = fc.tuple(indent, line).map(([i, l]) => i + l);
+const body = fc.tuple(fc.array(indentedLine, { maxLength: 14 }), fc.constantFrom('\n', '\r\n', '\r')).map(([lines, eol]) => lines.join(eol));
 const caller = fc.constantFrom('foo', 'FOO', 'bar', 'baz', '', 'foo bar', 'foo_bar', 'foo-bar', 'x');
 const path = fc.string({ unit: fc.constantFrom('/', 'a', 'b', 'e', '1', '.', '?', '%', 'A', 'i', 'n', 'd', 'x', 'h', 't', 'm', 'l', '$'), maxLength: 12 }).map((s) => '/' + s);
 
@@ -123,6 +127,30 @@ describe('the scanner splits any body into lines exactly', () => {
         });
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('the fast parse (lines that cannot hold a directive skipped, records read later) builds what the scanner events build', () => {
+  const parts = (r: RobotsTxt) => ({ groups: r.groups, sitemaps: r.sitemaps, records: r.records, outside: r.rulesOutsideGroups, lines: r.lineCount, bom: r.bomBytes });
+  const viaEvents = (b: string | Uint8Array) => {
+    const builder = new RobotsTxtBuilder();
+    return builder.build(scanRobotsTxt(b, builder));
+  };
+  it('on byte soup', () => {
+    fc.assert(
+      fc.property(soup, (bytes) => {
+        expect(parts(parseRobotsTxt(bytes))).toEqual(parts(viaEvents(bytes)));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+  it('on indented robots.txt files', () => {
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(parts(parseRobotsTxt(text))).toEqual(parts(viaEvents(text)));
+      }),
+      { numRuns: 500 },
     );
   });
 });

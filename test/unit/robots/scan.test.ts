@@ -293,3 +293,62 @@ describe('the text window: lines read through small windows are read the same', 
     expect(differ).toEqual([]);
   });
 });
+
+describe('skip mode, the fast path of the parser, reads every line that may hold one of the four directives', () => {
+  /** The lines a skipping cursor reads fully (same shape as readAll), and whether it skipped text. */
+  function readSkipping(body: Uint8Array, windowBytes: number) {
+    const c = new LineCursor(body, windowBytes);
+    c.skipUnspelled = true;
+    const read = new Map<number, unknown>();
+    while (c.advance()) {
+      if (c.type === 'skipped') continue;
+      const directive = c.type === 'directive';
+      read.set(c.line, [c.type, directive ? [c.string(c.keyStart, c.keyEnd), c.string(c.valueStart, c.valueEnd), c.spelling?.spelling ?? null, c.missingColon] : null]);
+    }
+    return { read, lineCount: c.line, skippedText: c.skippedText };
+  }
+  /** What a full reading says of every line. */
+  function readFully(body: Uint8Array) {
+    const c = new LineCursor(body, Number.MAX_SAFE_INTEGER);
+    const lines: { line: number; type: string; spelled: boolean; entry: unknown }[] = [];
+    while (c.advance()) {
+      const directive = c.type === 'directive';
+      const entry = [c.type, directive ? [c.string(c.keyStart, c.keyEnd), c.string(c.valueStart, c.valueEnd), c.spelling?.spelling ?? null, c.missingColon] : null];
+      lines.push({ line: c.line, type: c.type, spelled: directive && c.spelling !== null, entry });
+    }
+    return { lines, lineCount: c.line };
+  }
+  /** Differences from the full reading: a spelled directive skipped or read differently, a read line read differently, records not flagged. */
+  function problems(body: Uint8Array, windowBytes: number): string[] {
+    const full = readFully(body);
+    const skipping = readSkipping(body, windowBytes);
+    const out: string[] = [];
+    if (skipping.lineCount !== full.lineCount) out.push(`line count ${skipping.lineCount} != ${full.lineCount}`);
+    let records = false;
+    for (const l of full.lines) {
+      const got = skipping.read.get(l.line);
+      if (l.spelled && got === undefined) out.push(`line ${l.line} skipped`);
+      if (got !== undefined && !isDeepStrictEqual(got, l.entry)) out.push(`line ${l.line} read as ${JSON.stringify(got)}`);
+      const record = l.type === 'directive' && !l.spelled;
+      if (record && got === undefined) records = true;
+    }
+    // A skipped record must leave the flag up (the parser then reads the records later).
+    if (records && !skipping.skippedText) out.push('skipped records not flagged');
+    return out;
+  }
+  it.each([
+    ['directives, records, comments and HTML', bytes('<html>\n  <p>user-agent: x</p>\nUser-agent: a\n\t\tDisallow: /x\nCrawl-delay: 4\n# c\nAllow: /y\r\n  sitemap: s\n')],
+    ['indentation of every length, mixed and with \\v \\f', bytes('    Disallow: /a\n\t\t\t\tAllow: /b\n \t \t \vUser-agent: c\n\f\f\f\f\fSitemap: d\n        \n\t\t\t\t\n   x: y\n')],
+    ['keys cut by a comment or a NUL, or only prefixed', bytes('Disal#low: /x\nUser-agen', [0], 't: y\nDisallowed: /z\nsite-map: m\nAlow: /q\nuseragent foo\nuser agent: bar\nuser agent bar\n')],
+    ['a spelled key past the kept part of a line (C28)', bytes(' '.repeat(16_660), 'Disallow: /late\n', ' '.repeat(16_670), 'Allow: /later\nAllow: /kept\n')],
+    ['lone CRs, CRLFs and a last line without EOL', bytes('a: 1\rDisallow: /b\r\n\rUser-agent: c\n\r\nAllow: /d')],
+  ])('%s, through every window size', (_name, body) => {
+    for (const w of [1, 2, 3, 5, 8, 13, 24, 61, TEXT_WINDOW_BYTES]) expect(problems(body, w)).toEqual([]);
+  });
+  it('on every file of the corpus, through 61-byte, 4 KiB and whole-body windows', () => {
+    const differ = loadRobotsSample()
+      .filter((f) => [61, 4096, Number.MAX_SAFE_INTEGER].some((w) => problems(f.body, w).length > 0))
+      .map((f) => f.host);
+    expect(differ).toEqual([]);
+  });
+});
