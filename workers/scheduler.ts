@@ -1,13 +1,14 @@
 /**
  * The scheduler process: keeps the nightly BullMQ job scheduler (cron + time zone), starts the
  * run of each firing (runs queue), and every minute re-enqueues what lost jobs left undone in
- * running runs (after a Redis restart, say): deterministic job ids make that harmless.
+ * running runs and pending alert deliveries without a live job (after a Redis restart, say):
+ * deterministic job ids make that harmless.
  */
 import type { AppConfig } from '../src/config/env.js';
 import type { Logger } from '../src/log/logger.js';
 import { JOBS } from '../src/queues/contracts.js';
 import { createRuntime } from '../src/services/runtime.js';
-import { finishRunIfComplete, startPipelineWorkers } from '../src/services/pipeline-workers.js';
+import { finishRunIfComplete, reconcileDeliveries, startPipelineWorkers } from '../src/services/pipeline-workers.js';
 import { untilStopped } from './shutdown.js';
 
 /** The job scheduler's id: one nightly schedule per deployment (upserting replaces it). */
@@ -38,6 +39,9 @@ export async function runScheduler(config: AppConfig, log: Logger, options: { si
       await finishRunIfComplete(runtime, run.id);
       if (done.fetches + done.diffs > 0) log.info({ runId: run.id, ...done }, 'run reconciled');
     }
+    // Deliveries outlive their runs: a pending one whose job is gone is queued again.
+    const deliveries = await reconcileDeliveries(runtime);
+    if (deliveries.requeued + deliveries.retried + deliveries.givenUp > 0) log.info(deliveries, 'alert deliveries reconciled');
   };
   const timer = setInterval(() => void reconcile().catch((err) => log.error({ err }, 'reconcile failed')), RECONCILE_INTERVAL_MS);
   await untilStopped(options.signal);

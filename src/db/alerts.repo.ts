@@ -135,6 +135,16 @@ export function createAlertsRepo(db: Executor) {
       return { delivery, channel, alerts: runId === null ? [] : await alertsOfRun(runId, channel.minSeverity), digestRunId: runId };
     },
 
+    /** Pending deliveries, oldest first, at most `limit`: what reconciling the alerts queue looks at. */
+    async pendingDeliveries(limit: number): Promise<{ id: number; attempts: number }[]> {
+      return db
+        .select({ id: alertDeliveries.id, attempts: alertDeliveries.attempts })
+        .from(alertDeliveries)
+        .where(eq(alertDeliveries.status, 'pending'))
+        .orderBy(asc(alertDeliveries.id))
+        .limit(limit);
+    },
+
     /** Counts the attempt that succeeded. A delivery already delivered is left as it is. */
     async markDelivered(id: number, httpStatus: number | null, at: Date = new Date()): Promise<AlertDelivery | null> {
       const rows = await db

@@ -8,6 +8,7 @@ import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { deliverAlertPayload, diffSitePayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
 import { createRedis } from '../queues/connection.js';
+import { ALERT_DELIVERY_ATTEMPTS } from '../queues/queues.js';
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
 import { createFetchProcessor, fetchBackoff } from './fetch-site.processor.js';
 import { parsePayload } from './job-payload.js';
@@ -26,6 +27,47 @@ export interface PipelineWorkers {
 export async function enqueueDeliveries(rt: Runtime, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await rt.queues.alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
+}
+
+/** Pending deliveries that one reconcileDeliveries call looks at, at most (oldest first). */
+export const RECONCILE_DELIVERIES_BATCH = 1_000;
+
+export interface DeliveriesReconciled {
+  /** Pending deliveries whose job was gone (lost with Redis' state): queued again. */
+  requeued: number;
+  /** Pending deliveries whose job had failed without the row being told (a worker died in between): retried. */
+  retried: number;
+  /** Pending deliveries whose retries were all used up: marked failed. */
+  givenUp: number;
+}
+
+/**
+ * Makes sure every pending delivery has a live job. Redis holds the jobs only: after a restart
+ * without persistence, or a worker killed between a job's end and the row's update, a pending
+ * row would otherwise wait forever (runs that completed are never reconciled again). Jobs that
+ * are waiting, delayed or active are left alone; deterministic job ids keep it free of doubles.
+ */
+export async function reconcileDeliveries(rt: Runtime): Promise<DeliveriesReconciled> {
+  const done: DeliveriesReconciled = { requeued: 0, retried: 0, givenUp: 0 };
+  for (const delivery of await rt.repos.alerts.pendingDeliveries(RECONCILE_DELIVERIES_BATCH)) {
+    if (delivery.attempts >= ALERT_DELIVERY_ATTEMPTS) {
+      await rt.repos.alerts.markFailed(delivery.id, `gave up after ${delivery.attempts} attempts`);
+      done.givenUp += 1;
+      continue;
+    }
+    const job = await rt.queues.alerts.getJob(jobIds.deliverAlert({ deliveryId: delivery.id }));
+    const state = job ? await job.getState() : 'missing';
+    if (state === 'failed') {
+      await job!.retry('failed');
+      done.retried += 1;
+    } else if (state === 'missing' || state === 'completed' || state === 'unknown') {
+      // A completed job with a pending row cannot normally be (the row is updated first); its id is freed so that it can run again.
+      if (job && state === 'completed') await job.remove();
+      await enqueueDeliveries(rt, [delivery.id]);
+      done.requeued += 1;
+    }
+  }
+  return done;
 }
 
 /**

@@ -4,13 +4,17 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPipelineWorkers } from '../../../src/services/pipeline-workers.js';
+import { JOBS, jobIds } from '../../../src/queues/contracts.js';
+import { ALERT_DELIVERY_ATTEMPTS } from '../../../src/queues/queues.js';
+import { reconcileDeliveries, startPipelineWorkers } from '../../../src/services/pipeline-workers.js';
+import { startWebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
+import { addSites, replayNight, rows, settleDeliveries } from '../../helpers/nightly.js';
 
 let p: Pipeline;
 beforeAll(async () => {
-  p = await startPipeline({ workers: false });
+  p = await startPipeline({ workers: false, env: { ROBOTS_AUDIT_ALERT_BACKOFF_MS: '20' } });
 });
 afterAll(async () => p?.close());
 
@@ -76,5 +80,84 @@ describe('lost queue state is rebuilt from Postgres', () => {
     }
     expect(await count('snapshots', run.id)).toBe(run.sitesTotal);
     expect(await count('fetch_attempts', run.id)).toBe(run.sitesTotal);
+  });
+});
+
+describe('lost delivery jobs are rebuilt from Postgres, also after the run completed', () => {
+  it('a pending delivery without a job is queued again and delivered once; one whose retries are used up is marked failed', async () => {
+    const receiver = await startWebhookReceiver();
+    const pipeline = startPipelineWorkers(p.rt, ['fetch', 'diff']);
+    try {
+      expect((await p.cli(['alerts', 'add', receiver.url, '--min-severity', 'info'])).code).toBe(0);
+      await addSites(p, ['a1', 'a2']);
+      await replayNight(p, '2026-05-10T03:00:00Z', { a1: 'User-agent: *\nDisallow: /a\n', a2: 'User-agent: *\nDisallow: /b\n' });
+      const night = await replayNight(p, '2026-05-11T03:00:00Z', { a1: 'User-agent: *\nDisallow: /\n', a2: 'User-agent: *\nDisallow: /\n' });
+      const pending = await rows<{ id: number }>(p, "select id from alert_deliveries where status = 'pending' order by id");
+      expect(pending.length).toBeGreaterThanOrEqual(2);
+      // The run is over, and Redis "restarts": every queued delivery job is gone.
+      expect((await p.rt.repos.runs.getRun(night.runId))!.status).toBe('completed');
+      await p.rt.queues.alerts.obliterate({ force: true });
+      // One delivery had already used up its retries when its job was lost.
+      const [exhausted, ...rest] = pending.map((r) => Number(r.id));
+      await p.db.pool.query('update alert_deliveries set attempts = $1 where id = $2', [ALERT_DELIVERY_ATTEMPTS, exhausted]);
+
+      expect(await reconcileDeliveries(p.rt)).toEqual({ requeued: rest.length, retried: 0, givenUp: 1 });
+      // Again while the jobs wait: nothing new.
+      expect(await reconcileDeliveries(p.rt)).toEqual({ requeued: 0, retried: 0, givenUp: 0 });
+      const alerts = startPipelineWorkers(p.rt, ['alerts']);
+      try {
+        await settleDeliveries(p);
+      } finally {
+        await alerts.close(2_000);
+      }
+      const after = await rows<{ id: number; status: string }>(p, 'select id, status::text from alert_deliveries where id = any($1) order by id', [pending.map((r) => r.id)]);
+      expect(after).toEqual(pending.map((r) => ({ id: r.id, status: Number(r.id) === exhausted ? 'failed' : 'delivered' })));
+      // Each re-queued delivery reached the receiver exactly once.
+      const ids = receiver.requests.map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(rest.length);
+      expect(new Set(ids).size).toBe(rest.length);
+      expect(await reconcileDeliveries(p.rt)).toEqual({ requeued: 0, retried: 0, givenUp: 0 });
+    } finally {
+      await pipeline.close(2_000);
+      await receiver.close();
+    }
+  });
+
+  it('a delivery whose job failed without the row being told is retried', async () => {
+    // A receiver that is down: the job fails; the worker then dies before updating the row.
+    const down = await startWebhookReceiver({ status: 503 });
+    const up = await startWebhookReceiver();
+    try {
+      const [channel] = await rows<{ id: number }>(p, 'select id from alert_channels order by id limit 1');
+      await p.db.pool.query('update alert_channels set url = $1 where id = $2', [down.url, channel!.id]);
+      const [alert] = await rows<{ id: number }>(p, 'select id from alerts order by id limit 1');
+      const [delivery] = await rows<{ id: number }>(
+        p,
+        "insert into alert_deliveries (channel_id, alert_id, dedupe_key) values ($1, $2, 'reconcile-test') returning id",
+        [channel!.id, alert!.id],
+      );
+      const deliveryId = Number(delivery!.id);
+      await p.rt.queues.alerts.add(JOBS.deliverAlert, { deliveryId }, { jobId: jobIds.deliverAlert({ deliveryId }), attempts: 1 });
+      const alerts = startPipelineWorkers(p.rt, ['alerts']);
+      try {
+        const job = await p.rt.queues.alerts.getJob(jobIds.deliverAlert({ deliveryId }));
+        const deadline = Date.now() + 10_000;
+        while ((await job!.getState()) !== 'failed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(await job!.getState()).toBe('failed');
+        // The failed handler gave the delivery up; undo that, as if the worker had died first.
+        await p.db.pool.query("update alert_deliveries set status = 'pending', attempts = 1 where id = $1", [deliveryId]);
+        await p.db.pool.query('update alert_channels set url = $1 where id = $2', [up.url, channel!.id]);
+        expect(await reconcileDeliveries(p.rt)).toEqual({ requeued: 0, retried: 1, givenUp: 0 });
+        await settleDeliveries(p);
+      } finally {
+        await alerts.close(2_000);
+      }
+      const [row] = await rows<{ status: string; attempts: number }>(p, 'select status::text, attempts from alert_deliveries where id = $1', [deliveryId]);
+      expect(row).toEqual({ status: 'delivered', attempts: 2 });
+      expect(up.requests.map((r) => r.headers['webhook-id'])).toEqual(['reconcile-test']);
+    } finally {
+      await down.close();
+      await up.close();
+    }
   });
 });
