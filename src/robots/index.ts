@@ -13,3 +13,4 @@ export type { CompiledPattern, CompiledRule } from './match.js';
 export { escapePattern } from './encoding.js';
 export { agentToken, isValidUserAgentToObey, GLOBAL_AGENT } from './user-agent.js';
 export { explainCheck } from './explain.js';
+export { CRAWLER_PRODUCT_TOKENS, followedAgent } from './crawlers.js';

@@ -116,3 +116,33 @@ describe('R-40: a GPTBot group appearing changes GPTBot only', () => {
     expect(ai.title).toContain('1 newly blocked');
   });
 });
+
+describe('R-42: a crawler with several product tokens follows its most specific group', () => {
+  it('Googlebot-Image obeys the googlebot group when the file has none of its own, and its own group once it has one', async () => {
+    const { img: siteId } = await addSites(p, ['img'], 'img');
+    const tracked = await p.cli(['track', p.origin('img'), '/photos/a.jpg', '--ua', 'Googlebot-Image']);
+    expect(tracked.code, tracked.stderr).toBe(0);
+    const verdict = async (runId: number) =>
+      rows<{ allowed: boolean; rule_line: number | null }>(
+        p,
+        `select v.allowed, v.rule_line from verdicts v join tracked_urls t on t.id = v.tracked_url_id join user_agents a on a.id = v.user_agent_id
+          where v.run_id = $1 and t.site_id = $2 and t.url like '%/photos/a.jpg' and a.token = 'Googlebot-Image'`,
+        [runId, siteId],
+      );
+    // Night 1: only `*` and `googlebot` groups; the googlebot group's rule (line 5) decides.
+    const night1 = await replayNight(p, NIGHT_1, { img: 'User-agent: *\nAllow: /\n\nUser-agent: Googlebot\nDisallow: /photos/\n' }, { portfolio: 'img' });
+    expect(await verdict(night1.runId)).toEqual([{ allowed: false, rule_line: 5 }]);
+    // Night 2: a googlebot-image group of its own; only it applies from now on (R-40).
+    const night2 = await replayNight(
+      p,
+      NIGHT_2,
+      { img: 'User-agent: *\nAllow: /\n\nUser-agent: Googlebot\nDisallow: /photos/\n\nUser-agent: Googlebot-Image\nAllow: /photos/\n' },
+      { portfolio: 'img' },
+    );
+    expect(await verdict(night2.runId)).toEqual([{ allowed: true, rule_line: 8 }]);
+    const flips = await flipsOf(p, night2.runId, siteId!);
+    expect(flips.filter((f) => f.token === 'Googlebot-Image')).toEqual([
+      expect.objectContaining({ from_allowed: false, to_allowed: true, cause: 'rules_changed', rule_after: { line: 8, kind: 'allow', value: '/photos/', pattern: '/photos/' } }),
+    ]);
+  });
+});

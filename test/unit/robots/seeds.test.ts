@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRobotsTxt } from '../../../src/robots/index.js';
+import { followedAgent, parseRobotsTxt } from '../../../src/robots/index.js';
 import type { RobotsTxt } from '../../../src/robots/index.js';
 import { ALLOWED, DISALLOWED, itVerdicts } from './verdict.js';
 
@@ -21,23 +21,28 @@ describe('R-42: choosing the group for a crawler', () => {
       'Disallow: /only-googlebot',
     ].join('\n'),
   );
-  /**
-   * A crawler obeys the first of its product tokens that has a group (Googlebot-Image also
-   * answers to googlebot), as Google's AllowedByRobotsTuple does; the matcher never falls back
-   * between names by itself (C10).
-   */
-  const groupOf = (r: RobotsTxt, tokens: string[]) => {
-    const token = tokens.find((t) => r.hasNamedGroup(t)) ?? (tokens[0] as string);
-    return r.explain('http://example.com/', token).group.groupIndexes;
-  };
+  /** The group a crawler follows (crawlers.ts); the matcher never falls back between names by itself (C10). */
+  const groupOf = (r: RobotsTxt, crawler: string) => r.explain('http://example.com/', followedAgent(r, crawler)).group.groupIndexes;
   it.each([
-    ['Googlebot News', ['Googlebot-News', 'Googlebot'], [0]],
-    ['Googlebot (web)', ['Googlebot'], [2]],
-    ['Googlebot Images', ['Googlebot-Image', 'Googlebot'], [2]],
-    ['Otherbot (web)', ['Otherbot'], [1]],
-    ['Otherbot (news)', ['Otherbot-News', 'Otherbot'], [1]],
-  ])('%s -> group %j', (_name, tokens, groups) => {
-    expect(groupOf(robots, tokens)).toEqual(groups);
+    ['Googlebot News', 'Googlebot-News', [0]],
+    ['Googlebot (web)', 'Googlebot', [2]],
+    ['Googlebot Images', 'Googlebot-Image', [2]],
+    ['Otherbot (web)', 'Otherbot', [1]],
+    ['Otherbot (news): a related crawler with no group of its own follows *', 'Otherbot-News', [1]],
+  ])('%s -> group %j', (_name, crawler, groups) => {
+    expect(groupOf(robots, crawler)).toEqual(groups);
+  });
+  it("Google's library itself does not fall back between names (C10)", () => {
+    expect(robots.explain('http://example.com/', 'Googlebot-Image').group.groupIndexes).toEqual([1]);
+  });
+  it.each([
+    ['Googlebot-Video', 'User-agent: Googlebot\nDisallow: /g\n', 'googlebot'],
+    ['googlebot-image', 'User-agent: googlebot-image\nDisallow: /i\nUser-agent: Googlebot\nDisallow: /g\n', 'googlebot-image'],
+    ['GoogleOther-Image', 'User-agent: GoogleOther\nDisallow: /o\n', 'googleother'],
+    ['GoogleOther-Image', 'User-agent: Googlebot\nDisallow: /g\n', 'GoogleOther-Image'],
+    ['Bingbot', 'User-agent: msnbot\nDisallow: /m\n', 'Bingbot'],
+  ])('%s in %j follows %s', (crawler, body, token) => {
+    expect(followedAgent(parseRobotsTxt(body), crawler)).toBe(token);
   });
   it('all other groups are ignored (R-40)', () => {
     expect(robots.isAllowed('http://example.com/only-star', 'Googlebot')).toBe(ALLOWED);
