@@ -9,6 +9,7 @@
  * say where the bytes came from. With one request at a time per host (HostGate) that is exact.
  */
 import net from 'node:net';
+import tls from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { createGuardedLookup, type Resolver } from './guarded-lookup.js';
 import { parseResolvePins } from './resolve-pins.js';
@@ -20,6 +21,11 @@ export interface FetchDispatcherOptions {
   resolvePins: readonly string[];
   /** Tests inject a resolver; production uses dns.lookup. */
   resolver?: Resolver;
+  /**
+   * Certificate authorities (PEM) trusted besides Node's own (tests: a test CA). A deployment
+   * that must trust a private CA sets NODE_EXTRA_CA_CERTS, which Node reads at start.
+   */
+  extraCa?: readonly string[];
 }
 
 export interface FetchDispatcher {
@@ -44,7 +50,8 @@ export function createFetchDispatcher(options: FetchDispatcherOptions): FetchDis
   const guard = createSsrfGuard(options.allowNetworks);
   const pins = parseResolvePins(options.resolvePins);
   const lookup = createGuardedLookup({ guard, pins, resolver: options.resolver });
-  const base = buildConnector({ timeout: options.connectTimeoutMs, lookup });
+  const extraCa = options.extraCa ?? [];
+  const base = buildConnector({ timeout: options.connectTimeoutMs, lookup, ...(extraCa.length > 0 ? { ca: [...tls.rootCertificates, ...extraCa] } : {}) });
   const remoteAddresses = new Map<string, string>();
 
   const connect: buildConnector.connector = (opts, callback) => {
