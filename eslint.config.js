@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'migrations/', 'coverage/', 'dist/'] },
+  { ignores: ['node_modules/', 'migrations/', 'coverage/', 'dist/', '.exp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

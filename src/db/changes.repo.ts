@@ -5,7 +5,7 @@
  */
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import { alertDeliveries, alerts, snapshotChanges, snapshots, verdictFlips, verdicts } from './schema.js';
+import { alertDeliveries, alerts, auditRuns, snapshotChanges, snapshots, verdictFlips, verdicts } from './schema.js';
 
 export type ChangeInput = typeof snapshotChanges.$inferInsert;
 export type VerdictInput = typeof verdicts.$inferInsert;
@@ -40,12 +40,23 @@ export function createChangesRepo(db: Executor) {
         .where(and(eq(verdicts.runId, runId), inArray(verdicts.trackedUrlId, trackedUrlIds)));
     },
 
-    /** Marks a snapshot as diffed; the first time only. */
+    /**
+     * Marks a snapshot as diffed and counts it in its run's `sites_diffed`, the first time only
+     * (one statement; the diff transaction's last, so the run's row stays locked briefly).
+     */
     async markDiffed(snapshotId: number, at: Date): Promise<void> {
-      await db
-        .update(snapshots)
-        .set({ diffedAt: sql`coalesce(${snapshots.diffedAt}, ${at.toISOString()}::timestamptz)` })
-        .where(eq(snapshots.id, snapshotId));
+      await db.execute(sql`
+        with marked as (
+          update ${snapshots} set diffed_at = ${at.toISOString()}::timestamptz
+          where ${snapshots.id} = ${snapshotId} and ${snapshots.diffedAt} is null
+          returning run_id)
+        update ${auditRuns} set sites_diffed = sites_diffed + 1 where ${auditRuns.id} in (select run_id from marked)`);
+    },
+
+    /** Whether a snapshot of the run still waits for its diff (the partial index answers at once). */
+    async hasUndiffed(runId: number): Promise<boolean> {
+      const rows = await db.execute(sql`select 1 from ${snapshots} where ${snapshots.runId} = ${runId} and ${snapshots.diffedAt} is null limit 1`);
+      return rows.rows.length > 0;
     },
 
     /** Progress of a run: snapshots stored and snapshots diffed. */

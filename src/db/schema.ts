@@ -123,6 +123,12 @@ export const auditRuns = pgTable('audit_runs', {
   finishedAt: timestamptz('finished_at'),
   status: runStatus('status').notNull().default('running'),
   sitesTotal: integer('sites_total').notNull().default(0),
+  /**
+   * Snapshots of the run diffed so far, each counted once, by the diff transaction that sets its
+   * `diffed_at`: the run can end when this plus the skipped sites reach sitesTotal, a check that
+   * costs one row read instead of counting the run's snapshots after every diff.
+   */
+  sitesDiffed: integer('sites_diffed').notNull().default(0),
   /** Totals by group, e.g. `{"outcome":{"ok":98,"server_error":2},"change":{"rules":1}}`. */
   counts: jsonb('counts').$type<RunCounts>().notNull().default({}),
   createdAt: createdAt(),

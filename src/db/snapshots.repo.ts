@@ -40,6 +40,26 @@ export const DEFAULT_HISTORY_LIMIT = 400;
 const UNREACHABLE_OUTCOMES = ['server_error', 'network_error'] as const;
 
 export function createSnapshotsRepo(db: Executor) {
+  /**
+   * What planning a fetch needs, in one round trip (a fetch job plans twice): the run's snapshot
+   * of the site if stored, the run's clock, the site's origin, and the attempts already made.
+   * `runAt` or `origin` is null when the run or the site is gone.
+   */
+  async function fetchPlanFacts(runId: number, siteId: number): Promise<{ snapshotId: number | null; runAt: Date | null; origin: string | null; attempts: number }> {
+    const rows = await db.execute<{ snapshot_id: string | null; run_at: string | Date | null; origin: string | null; attempts: string }>(sql`
+      select (select id from snapshots where run_id = ${runId} and site_id = ${siteId}) as snapshot_id,
+             (select run_at from audit_runs where id = ${runId}) as run_at,
+             (select origin from sites where id = ${siteId}) as origin,
+             (select count(*) from fetch_attempts where run_id = ${runId} and site_id = ${siteId}) as attempts`);
+    const row = rows.rows[0]!;
+    return {
+      snapshotId: row.snapshot_id === null ? null : Number(row.snapshot_id),
+      runAt: row.run_at === null ? null : new Date(row.run_at),
+      origin: row.origin,
+      attempts: Number(row.attempts),
+    };
+  }
+
   async function snapshotFor(runId: number, siteId: number): Promise<Snapshot | null> {
     const rows = await db
       .select()
@@ -109,6 +129,7 @@ export function createSnapshotsRepo(db: Executor) {
     },
 
     snapshotFor,
+    fetchPlanFacts,
 
     async snapshotById(id: number): Promise<Snapshot | null> {
       const rows = await db.select().from(snapshots).where(eq(snapshots.id, id)).limit(1);

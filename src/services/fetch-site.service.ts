@@ -33,25 +33,22 @@ export type FetchSiteOutcome =
 export function createFetchSiteService(deps: FetchSiteDeps) {
   const { repos, schedule } = deps;
 
-  /** Decides whether a fetch is still owed; cheap, and safe to call on every job run. */
+  /** Decides whether a fetch is still owed; cheap (one query), and safe to call on every job run. */
   async function plan(runId: number, siteId: number): Promise<FetchPlan> {
-    const existing = await repos.snapshots.snapshotFor(runId, siteId);
-    if (existing) return { kind: 'done', reason: 'snapshot-exists', snapshotId: existing.id };
-    const run = await repos.runs.getRun(runId);
-    if (!run) return { kind: 'done', reason: 'run-missing' };
-    const site = await repos.sites.getSite(siteId);
-    if (!site) return { kind: 'done', reason: 'site-removed' };
-    // Attempts already recorded for this run count, so a retried or restarted job goes on
-    // with the schedule instead of starting it again.
-    const attempts = await repos.attempts.attemptsFor(runId, siteId);
+    const facts = await repos.snapshots.fetchPlanFacts(runId, siteId);
+    if (facts.snapshotId !== null) return { kind: 'done', reason: 'snapshot-exists', snapshotId: facts.snapshotId };
+    if (facts.runAt === null) return { kind: 'done', reason: 'run-missing' };
+    if (facts.origin === null) return { kind: 'done', reason: 'site-removed' };
     return {
       kind: 'fetch',
       runId,
       siteId,
-      origin: site.origin,
-      host: new URL(site.origin).hostname,
-      runAt: run.runAt,
-      attempt: attempts.length + 1,
+      origin: facts.origin,
+      host: new URL(facts.origin).hostname,
+      runAt: facts.runAt,
+      // Attempts already recorded for this run count, so a retried or restarted job goes on
+      // with the schedule instead of starting it again.
+      attempt: facts.attempts + 1,
     };
   }
 

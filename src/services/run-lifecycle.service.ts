@@ -104,9 +104,10 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
   async function finishIfComplete(runId: number): Promise<AuditRun | null> {
     const run = await repos.runs.getRun(runId);
     if (!run || run.status !== 'running') return null;
-    const progress = await repos.changes.runProgress(runId);
+    // Called after every diff: the counter answers from the run's row; only when it says "all
+    // done" is it confirmed that no snapshot (of a site added while the run went on) waits.
     const skipped = Object.keys(run.counts.skipped ?? {}).length;
-    if (progress.diffed + skipped < run.sitesTotal || progress.diffed < progress.snapshots) return null;
+    if (run.sitesDiffed + skipped < run.sitesTotal || (await repos.changes.hasUndiffed(runId))) return null;
     await createDigests(runId);
     const counts = await repos.runs.computeCounts(runId);
     const finished = await deps.db

@@ -2,9 +2,12 @@
  * Migrations: applied under an advisory lock (two processes at once both succeed), checked at
  * startup by assertMigrated, and run by `robots-audit db migrate`.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseNotMigratedError, assertMigrated, migrateDatabase, readJournal } from '../../../src/db/migrate.js';
+import { DatabaseNotMigratedError, MIGRATIONS_FOLDER, assertMigrated, migrateDatabase, readJournal } from '../../../src/db/migrate.js';
 import { runCli } from '../../helpers/cli.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
@@ -107,5 +110,36 @@ describe('robots-audit db migrate', () => {
     const run = await runCli(['sites', 'list', '--database-url', empty.url]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('database is not migrated: run `robots-audit db migrate`');
+  });
+});
+
+describe('0003_run-diff-counter: runs that exist already get their diffed count', () => {
+  it('sites_diffed is backfilled from the snapshots diffed so far', async () => {
+    // The migrations up to 0002 only, as a deployment that predates 0003 has them.
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-0002-'));
+    try {
+      const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+      const upTo = journal.entries.findIndex((e) => e.tag.startsWith('0003_'));
+      expect(upTo).toBeGreaterThan(0);
+      fs.mkdirSync(path.join(before, 'meta'));
+      fs.writeFileSync(path.join(before, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
+      for (const e of journal.entries.slice(0, upTo)) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(before, `${e.tag}.sql`));
+      const target = await database(true);
+      await migrateDatabase(target.url, before);
+      await target.pool.query(`
+        insert into sites (id, origin) values (1, 'https://a.example'), (2, 'https://b.example'), (3, 'https://c.example');
+        insert into audit_runs (id, run_key, trigger, run_at, sites_total) values (1, 'r1', 'manual', now(), 3), (2, 'r2', 'manual', now(), 3);
+        insert into snapshots (run_id, site_id, fetched_at, outcome, attempts, policy, policy_reason, diffed_at)
+          select r, s, now(), 'unavailable', 1, 'allow_all', 'R-12', case when s <= r then now() end
+          from generate_series(1, 2) r, generate_series(1, 3) s;`);
+      await migrateDatabase(target.url);
+      const rows = (await target.pool.query<{ id: number; sites_diffed: number }>('select id, sites_diffed from audit_runs order by id')).rows;
+      expect(rows).toEqual([
+        { id: 1, sites_diffed: 1 },
+        { id: 2, sites_diffed: 2 },
+      ]);
+    } finally {
+      fs.rmSync(before, { recursive: true, force: true });
+    }
   });
 });

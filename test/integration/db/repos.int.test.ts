@@ -230,6 +230,36 @@ describe('snapshots: exactly one per site per run', () => {
   });
 });
 
+describe('diff progress: each snapshot counted once in its run', () => {
+  it('markDiffed sets diffed_at and counts the snapshot the first time only', async () => {
+    const runId = await run(1);
+    const a = (await repos.snapshots.insertSnapshot(snapshot(runId, await site('https://a.example'), 1))).snapshot;
+    const b = (await repos.snapshots.insertSnapshot(snapshot(runId, await site('https://b.example'), 1))).snapshot;
+    expect(await repos.changes.hasUndiffed(runId)).toBe(true);
+    await repos.changes.markDiffed(a.id, NIGHT(1));
+    // A diff job that runs again changes neither the time nor the count.
+    await repos.changes.markDiffed(a.id, NIGHT(2));
+    expect((await repos.runs.getRun(runId))!.sitesDiffed).toBe(1);
+    expect((await repos.snapshots.snapshotFor(runId, a.siteId))!.diffedAt).toEqual(NIGHT(1));
+    expect(await repos.changes.hasUndiffed(runId)).toBe(true);
+    await repos.changes.markDiffed(b.id, NIGHT(1));
+    expect((await repos.runs.getRun(runId))!.sitesDiffed).toBe(2);
+    expect(await repos.changes.hasUndiffed(runId)).toBe(false);
+    expect(await repos.changes.runProgress(runId)).toEqual({ snapshots: 2, diffed: 2 });
+  });
+
+  it('fetchPlanFacts: snapshot, run clock, origin and attempts in one answer', async () => {
+    const siteId = await site();
+    const runId = await run(3);
+    expect(await repos.snapshots.fetchPlanFacts(runId, siteId)).toEqual({ snapshotId: null, runAt: NIGHT(3), origin: 'https://a.example', attempts: 0 });
+    await repos.attempts.recordAttempt(attempt(runId, siteId, 1, { outcome: 'server_error', status: 503 }));
+    expect((await repos.snapshots.fetchPlanFacts(runId, siteId)).attempts).toBe(1);
+    const { snapshot: s } = await repos.snapshots.insertSnapshot(snapshot(runId, siteId, 3));
+    expect((await repos.snapshots.fetchPlanFacts(runId, siteId)).snapshotId).toBe(s.id);
+    expect(await repos.snapshots.fetchPlanFacts(runId + 99, siteId + 99)).toEqual({ snapshotId: null, runAt: null, origin: null, attempts: 0 });
+  });
+});
+
 describe('snapshot history (D-3, R-14)', () => {
   // Nights 1..5: ok, ok, 503, unavailable (404), network error.
   let siteId: number;
