@@ -214,14 +214,15 @@ export class LineCursor {
   /** The current line is `[start, end)` of the window, without its line break. */
   start = 0;
   end = 0;
-  /** What the current line is; 'skipped' only in `skipUnspelled` mode. */
+  /** What the current line is ('skipped' only inside `advance`, in `skipUnspelled` mode). */
   type: LineType | 'skipped' = 'empty';
   /**
    * When set, a line that does not start (after whitespace) with one of the key spellings (C1,
-   * C2: user-agent, allow, disallow, sitemap and their typos) is not read further: its type is
-   * 'skipped', and it may be a comment, an empty line, an other record or not a directive. Such
-   * lines cannot change groups, rules or sitemaps: the parser reads only the lines that may,
-   * and an HTML page's lines are then mostly skipped after one look each.
+   * C2: user-agent, allow, disallow, sitemap and their typos) is not read further and `advance`
+   * passes over it (it is counted in `line`): it may be a comment, an empty line, an other
+   * record or not a directive. Such lines cannot change groups, rules or sitemaps: the parser
+   * reads only the lines that may, and an HTML page's lines are mostly passed over after one
+   * look each.
    */
   skipUnspelled = false;
   /** Some skipped line had text (not only whitespace or a comment): it may be an other record. */
@@ -308,28 +309,31 @@ export class LineCursor {
 
   /** Moves to the next line and reads it; false when there is none. */
   advance(): boolean {
-    if (this.finished) return false;
-    if (this.nextStart === this.size && !this.last) this.load(this.base + this.nextStart);
-    const n = this.size;
-    const start = this.nextStart;
-    let eol = n;
-    if (start < n) {
-      if (this.nextLf < start) this.nextLf = this.nextBreak('\n', LF, start);
-      if (this.nextCr < start) this.nextCr = this.nextBreak('\r', CR, start);
-      eol = this.nextLf < this.nextCr ? this.nextLf : this.nextCr;
-    }
-    // R1: the text after the last line break (maybe empty) is one more line, the last. Only
-    // the last window can end without a line break.
-    if (eol === n) this.finished = true;
-    // T44, R1: CRLF is one break; a lone CR or LF is one break each (C24).
-    else {
-      const at = this.base + eol;
-      this.nextStart = eol + (this.bytes[at] === CR && this.bytes[at + 1] === LF ? 2 : 1);
-    }
-    this.line++;
-    this.start = start;
-    this.end = eol;
-    this.read();
+    // In skip mode the lines skipped are only counted: the loop goes on to the next line that is read.
+    do {
+      if (this.finished) return false;
+      if (this.nextStart === this.size && !this.last) this.load(this.base + this.nextStart);
+      const n = this.size;
+      const start = this.nextStart;
+      let eol = n;
+      if (start < n) {
+        if (this.nextLf < start) this.nextLf = this.nextBreak('\n', LF, start);
+        if (this.nextCr < start) this.nextCr = this.nextBreak('\r', CR, start);
+        eol = this.nextLf < this.nextCr ? this.nextLf : this.nextCr;
+      }
+      // R1: the text after the last line break (maybe empty) is one more line, the last. Only
+      // the last window can end without a line break.
+      if (eol === n) this.finished = true;
+      // T44, R1: CRLF is one break; a lone CR or LF is one break each (C24).
+      else {
+        const at = this.base + eol;
+        this.nextStart = eol + (this.bytes[at] === CR && this.bytes[at + 1] === LF ? 2 : 1);
+      }
+      this.line++;
+      this.start = start;
+      this.end = eol;
+      this.read();
+    } while (this.type === 'skipped');
     return true;
   }
 
