@@ -258,6 +258,56 @@ export function decide(rules: readonly CompiledRule[], path: string): CompiledRu
   return found;
 }
 
+/**
+ * `decide` for a single check, without compiling the rules first: what a group checked once
+ * (most groups of most files) needs. Literal patterns (no `*`) are compared as they are; only
+ * wildcard patterns and the rule that wins are compiled. It reports the same rule as
+ * `decide(sortForDecision(compileRules(rules)), path)`, the index.html rule (C8) included.
+ */
+export function decideOnce(rules: readonly Rule[], path: string): CompiledRule | null {
+  let best: Rule | null = null;
+  let bestPriority = -1;
+  let bestAllow = false;
+  let bestViaIndexHtml = false;
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i] as Rule;
+    const pattern = rule.pattern;
+    const allow = rule.kind === 'allow';
+    // Rules come in file order, so a rule of equal priority takes over only as an allow over a disallow (precedes).
+    if (pattern.length > bestPriority || (pattern.length === bestPriority && allow && !bestAllow)) {
+      if (patternMatches(pattern, path)) {
+        best = rule;
+        bestPriority = pattern.length;
+        bestAllow = allow;
+        bestViaIndexHtml = false;
+        continue;
+      }
+    }
+    if (!allow) continue;
+    // C8: the directory pattern of an index.html allow (`<dir>/$`, wildcards kept).
+    const dir = indexHtmlPattern(pattern);
+    if (dir === null || dir.length < bestPriority || (dir.length === bestPriority && bestAllow)) continue;
+    if (patternMatches(dir, path)) {
+      best = rule;
+      bestPriority = dir.length;
+      bestAllow = true;
+      bestViaIndexHtml = true;
+    }
+  }
+  if (best === null) return null;
+  const compiled = compileRule(best);
+  return (bestViaIndexHtml ? compiled[1] : compiled[0]) as CompiledRule;
+}
+
+/** Whether a normalised pattern matches `path`; a literal one without building its compiled form. */
+function patternMatches(pattern: string, path: string): boolean {
+  if (pattern.indexOf('*') !== -1) return matchCompiled(compilePattern(pattern), path);
+  const n = pattern.length;
+  // An exact pattern (final `$`, T32) must be the whole path; any other literal, its start.
+  if (n > 0 && pattern.charCodeAt(n - 1) === 0x24) return path.length === n - 1 && pattern.startsWith(path);
+  return path.startsWith(pattern);
+}
+
 /** T23: an empty pattern matches with priority 0, which never disallows. */
 export function isAllowedBy(decisive: CompiledRule | null): boolean {
   return decisive === null || decisive.allow || decisive.priority === 0;

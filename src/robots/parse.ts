@@ -8,7 +8,7 @@
 import { asciiLower, escapePattern, escapePatternText } from './encoding.js';
 import { explainCheck } from './explain.js';
 import type { CompiledRule, RuleMatcher } from './match.js';
-import { compileRules, getPathParamsQuery, isAllowedBy, ruleMatcher, sortForDecision } from './match.js';
+import { compileRules, decideOnce, getPathParamsQuery, isAllowedBy, ruleMatcher, sortForDecision } from './match.js';
 import type { KeySpelling, ScanHandler, ScannedLine, ScanSummary } from './scan.js';
 import { LineCursor, isKnownUnsupportedName } from './scan.js';
 import type { Explanation, Group, OtherRecord, Rule, RuleKind, SitemapRecord, UserAgentLine, Verdict } from './types.js';
@@ -50,6 +50,7 @@ class Selection implements SelectedGroup {
   /** `rules` is the first group's own array until a second group adds to it. */
   private sharesRules = false;
   private matcher: RuleMatcher | null = null;
+  private checkedOnce = false;
   private ordered: readonly CompiledRule[] | null = null;
 
   constructor(
@@ -78,7 +79,14 @@ class Selection implements SelectedGroup {
   }
 
   decide(path: string): CompiledRule | null {
-    this.matcher ??= ruleMatcher(this.rules);
+    if (this.matcher === null) {
+      // The first check goes through the rules as written; a second one makes compiling them pay.
+      if (!this.checkedOnce) {
+        this.checkedOnce = true;
+        return decideOnce(this.rules, path);
+      }
+      this.matcher = ruleMatcher(this.rules);
+    }
     return this.matcher.decide(path);
   }
 }

@@ -6,7 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RobotsTxtBuilder, lintRobotsTxt, parseRobotsTxt, scanLines, scanRobotsTxt } from '../../../src/robots/index.js';
 import type { RobotsTxt } from '../../../src/robots/index.js';
-import { RULE_INDEX_MIN_RULES } from '../../../src/robots/match.js';
+import { RULE_INDEX_MIN_RULES, compileRules, decide, decideOnce, sortForDecision } from '../../../src/robots/match.js';
+import type { CompiledRule } from '../../../src/robots/match.js';
+import type { Rule } from '../../../src/robots/index.js';
 import { referenceVerdict } from './reference.js';
 
 const patternUnit = fc.constantFrom('/', 'a', 'b', '*', '$', '%', 'e', '1', '.', '?', 'i', 'n', 'd', 'x', 'h', 't', 'm', 'l');
@@ -127,6 +129,20 @@ describe('the scanner splits any body into lines exactly', () => {
         });
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('a single check without compiling (decideOnce) reports what the compiled rules report', () => {
+  const rule = fc.tuple(fc.constantFrom<'allow' | 'disallow'>('allow', 'disallow'), pattern);
+  const summary = (r: CompiledRule | null) => r && { line: r.rule.line, allow: r.allow, priority: r.priority, viaIndexHtml: r.viaIndexHtml, pattern: r.pattern.source };
+  it('on random rule lists, index.html allows and ties included', () => {
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 12 }), path, (specs, p) => {
+        const rules: Rule[] = specs.map(([kind, pat], i) => ({ kind, pattern: pat, value: pat, line: i + 1 }));
+        expect(summary(decideOnce(rules, p))).toEqual(summary(decide(sortForDecision(compileRules(rules)), p)));
+      }),
+      { numRuns: 3000 },
     );
   });
 });
