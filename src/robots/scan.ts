@@ -162,6 +162,9 @@ function lastIndexIn(bytes: Uint8Array, byte: number, from: number, to: number):
   return i < 0 ? -1 : from + i;
 }
 
+/** Ranges up to this long are checked for high bytes one byte at a time (see LineCursor.hasHighBytes). */
+const SHORT_RANGE = 64;
+
 /** A byte above 0x7f, in Latin-1 text (see LineCursor.hasHighBytes). */
 const HIGH_BYTE = /[\u0080-\u00FF]/g;
 
@@ -298,6 +301,13 @@ export class LineCursor {
   hasHighBytes(start: number, end: number): boolean {
     const text = this.text;
     if (this.windowAscii) return false;
+    if (end - start <= SHORT_RANGE) {
+      // A value or key is short: reading its bytes costs less than searching on to the next
+      // high byte, which may be many lines ahead.
+      const bytes = this.bytes;
+      for (let i = this.base + start, to = this.base + end; i < to; i++) if ((bytes[i] as number) >= 0x80) return true;
+      return false;
+    }
     if (this.nextHigh < start || start < this.highFrom) {
       // `test` with the global flag leaves lastIndex after the (one-character) match, and builds no match array.
       HIGH_BYTE.lastIndex = start;
