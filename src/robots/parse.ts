@@ -361,6 +361,11 @@ export class RobotsTxtBuilder implements ScanHandler {
  * line, and ASCII values are sliced from the body's Latin-1 text. It builds exactly what
  * `RobotsTxtBuilder` builds from `scanRobotsTxt` (test/unit/robots/parse.test.ts compares the
  * two on the whole corpus).
+ *
+ * The other records are read from `body` when first asked for (`records`): until then the
+ * parse keeps a reference to the bytes it was given, not a copy (copying would cost every parse
+ * to spare the rare caller that rewrites its buffer in place; such a caller reads `records`
+ * first, or passes a copy).
  */
 export function parseRobotsTxt(body: string | Uint8Array): RobotsTxt {
   return readBody(body, false);
