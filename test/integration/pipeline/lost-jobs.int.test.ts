@@ -86,12 +86,19 @@ describe('lost queue state is rebuilt from Postgres', () => {
 describe('lost delivery jobs are rebuilt from Postgres, also after the run completed', () => {
   it('a pending delivery without a job is queued again and delivered once; one whose retries are used up is marked failed', async () => {
     const receiver = await startWebhookReceiver();
-    const pipeline = startPipelineWorkers(p.rt, ['fetch', 'diff']);
     try {
       expect((await p.cli(['alerts', 'add', receiver.url, '--min-severity', 'info'])).code).toBe(0);
       await addSites(p, ['a1', 'a2']);
-      await replayNight(p, '2026-05-10T03:00:00Z', { a1: 'User-agent: *\nDisallow: /a\n', a2: 'User-agent: *\nDisallow: /b\n' });
-      const night = await replayNight(p, '2026-05-11T03:00:00Z', { a1: 'User-agent: *\nDisallow: /\n', a2: 'User-agent: *\nDisallow: /\n' });
+      // No alerts worker: the deliveries stay pending. The fetch and diff workers are stopped
+      // before Redis "restarts": a diff job ending after the run completed still queues them.
+      const pipeline = startPipelineWorkers(p.rt, ['fetch', 'diff']);
+      let night;
+      try {
+        await replayNight(p, '2026-05-10T03:00:00Z', { a1: 'User-agent: *\nDisallow: /a\n', a2: 'User-agent: *\nDisallow: /b\n' });
+        night = await replayNight(p, '2026-05-11T03:00:00Z', { a1: 'User-agent: *\nDisallow: /\n', a2: 'User-agent: *\nDisallow: /\n' });
+      } finally {
+        await pipeline.close(2_000);
+      }
       const pending = await rows<{ id: number }>(p, "select id from alert_deliveries where status = 'pending' order by id");
       expect(pending.length).toBeGreaterThanOrEqual(2);
       // The run is over, and Redis "restarts": every queued delivery job is gone.
@@ -118,7 +125,6 @@ describe('lost delivery jobs are rebuilt from Postgres, also after the run compl
       expect(new Set(ids).size).toBe(rest.length);
       expect(await reconcileDeliveries(p.rt)).toEqual({ requeued: 0, retried: 0, givenUp: 0 });
     } finally {
-      await pipeline.close(2_000);
       await receiver.close();
     }
   });
