@@ -165,7 +165,7 @@ export class RobotsTxt {
    * Lines with any other key (crawl-delay, host, unknown keys: R-28), in file order. `parseRobotsTxt`
    * recognises them but builds them only when first read, by reading the body again: records
    * never affect a verdict, most callers never look at them, and an HTML page served as
-   * robots.txt has thousands. Until then the parse holds the body (only when it has records).
+   * robots.txt has thousands. Until then the parse holds the body (only when it may have records).
    */
   get records(): readonly OtherRecord[] {
     let list = this.recordList;
