@@ -41,6 +41,11 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
   // pool; without a listener the 'error' event would crash the process. A real outage still
   // surfaces as an error on the next query.
   pool.on('error', () => {});
+  // A client checked out of the pool (a transaction waiting on a lock, say) has no listener of
+  // the pool's: its connection ending emits 'error' on it, which would crash the process. The
+  // query in flight fails on its own, the job is retried, and the pool drops the dead client
+  // when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzle(pool, { schema });
   let closed: Promise<void> | undefined;
   return {

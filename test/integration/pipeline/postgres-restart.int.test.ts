@@ -1,0 +1,86 @@
+/**
+ * Postgres drops every connection in the middle of a night (a restart, a failover): the jobs
+ * that were writing fail, their transactions roll back, and the queues retry them. The run
+ * still completes, with every site exactly once and nothing half-written.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPipeline } from '../../helpers/pipeline.js';
+import type { Pipeline } from '../../helpers/pipeline.js';
+import { addSites, eventually, rows } from '../../helpers/nightly.js';
+
+let p: Pipeline;
+beforeAll(async () => {
+  p = await startPipeline();
+});
+afterAll(async () => p?.close());
+
+/**
+ * Makes writes wait, then ends every connection to the database but its own, as a server
+ * restart would: a lock on `snapshots` and `verdicts` holds the fetch and diff transactions
+ * that reach them, so that they are cut off in the middle, not between two queries.
+ * Returns how many backends were waiting on the lock and how many were ended.
+ */
+async function dropConnectionsMidWrite(url: string, database: string): Promise<{ waiting: number; ended: number }> {
+  const locker = new pg.Client({ connectionString: url });
+  locker.on('error', () => {});
+  await locker.connect();
+  try {
+    await locker.query('begin');
+    await locker.query('lock table snapshots, verdicts in share row exclusive mode');
+    let waiting = 0;
+    const deadline = Date.now() + 10_000;
+    while (waiting < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const r = await locker.query<{ n: string }>("select count(*) as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'", [database]);
+      waiting = Number(r.rows[0]!.n);
+    }
+    const ended = await locker.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+    await locker.query('rollback');
+    return { waiting, ended: ended.rowCount ?? 0 };
+  } finally {
+    await locker.end();
+  }
+}
+
+describe('Postgres connections dropped while a run goes on', () => {
+  it('the run completes: one snapshot, one diff and one set of verdicts per site; no attempt twice', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `pg${i}`);
+    // Slow answers keep the run going while the connections are dropped.
+    for (const n of names) {
+      p.web.set(`${n}.test`, (_req, res) => {
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end(`User-agent: *\nDisallow: /${n}/\n`);
+        }, 150);
+      });
+    }
+    const sites = await addSites(p, names);
+    const { run } = await p.rt.lifecycle.startRun({ runKey: 'pg-restart', trigger: 'manual', runAt: new Date('2026-07-01T03:00:00Z'), portfolio: null });
+    await eventually(async () => (await p.rt.repos.changes.runProgress(run.id)).snapshots >= 1, 'the first snapshot', 15_000);
+    expect((await p.rt.repos.runs.getRun(run.id))!.status).toBe('running');
+
+    const dropped = await dropConnectionsMidWrite(p.db.url, p.db.name);
+    expect(dropped.waiting).toBeGreaterThanOrEqual(2);
+    expect(dropped.ended).toBeGreaterThanOrEqual(dropped.waiting);
+
+    // Retries wait for the queues' backoff (5 s for a fetch whose write failed).
+    await eventually(async () => (await p.rt.repos.runs.getRun(run.id))?.status === 'completed', 'the run to complete', 60_000, 200);
+    const ids = Object.values(sites);
+    const perSite = await rows<{ site_id: number; snapshots: string; diffed: string; attempts: string; verdicts: string }>(
+      p,
+      `select s.id as site_id,
+              (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id) as snapshots,
+              (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id and n.diffed_at is not null) as diffed,
+              (select count(*) from fetch_attempts a where a.run_id = $1 and a.site_id = s.id) as attempts,
+              (select count(*) from verdicts v join tracked_urls t on t.id = v.tracked_url_id where v.run_id = $1 and t.site_id = s.id) as verdicts
+         from sites s where s.id = any($2) order by s.id`,
+      [run.id, ids],
+    );
+    const agents = Number((await rows<{ n: string }>(p, 'select count(*) as n from user_agents where is_default'))[0]!.n);
+    expect(perSite.map((r) => [Number(r.snapshots), Number(r.diffed), Number(r.attempts), Number(r.verdicts)])).toEqual(ids.map(() => [1, 1, 1, agents]));
+    const finished = (await p.rt.repos.runs.getRun(run.id))!;
+    expect(finished.sitesDiffed).toBe(names.length);
+    expect(finished.counts.outcome).toEqual({ ok: names.length });
+  });
+});
