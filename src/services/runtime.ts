@@ -90,6 +90,10 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     fetchAttempts: maxAttempts(schedule) + FETCH_INFRA_ATTEMPTS,
     alertBackoffMs: config.ROBOTS_AUDIT_ALERT_BACKOFF_MS,
   });
+  // Redis going away is logged, not thrown: ioredis reconnects, and what was lost is re-enqueued from Postgres.
+  for (const queue of [queues.fetch, queues.diff, queues.alerts, queues.runs]) {
+    queue.on('error', (err) => log.warn({ queue: queue.name, err }, 'queue connection error'));
+  }
   const hostLock = createHostLock(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX);
   const fetchOptions = { ...fetchOptionsFromConfig(config), ...options.fetchOverrides };
   // Webhook URLs are user input: deliveries go through the same SSRF guard as fetches.
