@@ -408,6 +408,33 @@ export const verdicts = pgTable(
 );
 
 /**
+ * The verdicts under every site's latest snapshot (site_latest), once it is diffed: each tracked
+ * URL x agent, allowed or not and the deciding line, for "what is blocked right now" reports.
+ * Each row is a primary-key lookup in `verdicts` from the site's latest run.
+ */
+export const verdictLatest = pgView('verdict_latest', {
+  siteId: integer('site_id').notNull(),
+  origin: text('origin').notNull(),
+  trackedUrlId: integer('tracked_url_id').notNull(),
+  url: text('url').notNull(),
+  isRoot: boolean('is_root').notNull(),
+  userAgentId: integer('user_agent_id').notNull(),
+  token: text('token').notNull(),
+  family: text('family'),
+  runId: integer('run_id').notNull(),
+  fetchedAt: timestamptz('fetched_at').notNull(),
+  policy: effectivePolicy('policy').notNull(),
+  allowed: boolean('allowed').notNull(),
+  ruleLine: integer('rule_line'),
+}).as(sql`
+  select l.site_id, l.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
+         l.run_id, l.fetched_at, l.policy, v.allowed, v.rule_line
+  from site_latest l
+  join tracked_urls t on t.site_id = l.site_id
+  join verdicts v on v.tracked_url_id = t.id and v.run_id = l.run_id
+  join user_agents a on a.id = v.user_agent_id`);
+
+/**
  * The rule behind a verdict, as shown in a flip: its line, kind, the value as written and the
  * pattern as matched (they differ after %-normalisation, T28/T49). NULL when none matched.
  */

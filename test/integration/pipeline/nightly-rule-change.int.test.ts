@@ -158,3 +158,19 @@ describe('second night: Disallow: /products/ added', () => {
     }
   });
 });
+
+describe('verdict_latest: what is blocked right now', () => {
+  it('holds the verdicts of the latest run, one row per tracked URL x agent, with the deciding line', async () => {
+    const latest = await rows<{ url: string; token: string; run_id: number; allowed: boolean; rule_line: number | null }>(
+      p,
+      'select url, token, run_id, allowed, rule_line from verdict_latest where site_id = $1 order by url, token',
+      [siteId],
+    );
+    expect(latest).toHaveLength(3 * agents.length);
+    expect(new Set(latest.map((r) => r.run_id))).toEqual(new Set([night2.runId]));
+    const products = latest.filter((r) => r.url.endsWith('/products/a'));
+    expect(products.map((r) => [r.allowed, r.rule_line])).toEqual(agents.map(() => [false, 3]));
+    const root = latest.filter((r) => r.url === `${p.origin('shop')}/`);
+    expect(root.every((r) => r.allowed && r.rule_line === null)).toBe(true);
+  });
+});
