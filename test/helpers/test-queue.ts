@@ -1,32 +1,9 @@
 /** BullMQ isolation for integration tests: a key prefix per test file, deleted afterwards. */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+
+export { deletePrefixKeys as cleanupPrefix } from '../../src/queues/prefix-keys.js';
 
 /** A BullMQ prefix no other test file uses, e.g. `test-3f9c0a12b7e4`. */
 export function uniquePrefix(): string {
   return `test-${randomBytes(6).toString('hex')}`;
-}
-
-/** SCAN's hint of keys per step. */
-const SCAN_COUNT = 1000;
-
-function escapeGlob(text: string): string {
-  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
-}
-
-/** Deletes every key `<prefix>:*` with SCAN (never KEYS: it blocks Redis); returns how many. */
-export async function cleanupPrefix(redisUrl: string, prefix: string): Promise<number> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    let deleted = 0;
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${escapeGlob(prefix)}:*`, 'COUNT', SCAN_COUNT);
-      cursor = next;
-      if (keys.length > 0) deleted += await redis.unlink(...keys);
-    } while (cursor !== '0');
-    return deleted;
-  } finally {
-    await redis.quit();
-  }
 }
