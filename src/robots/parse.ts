@@ -170,7 +170,7 @@ export class RobotsTxt {
   get records(): readonly OtherRecord[] {
     let list = this.recordList;
     if (list === null) {
-      list = this.recordList = readBody(this.recordSource as Uint8Array, true).records;
+      list = this.recordList = readRecords(this.recordSource as Uint8Array);
       this.recordSource = null;
     }
     return list;
@@ -368,32 +368,50 @@ export class RobotsTxtBuilder implements ScanHandler {
  * first, or passes a copy).
  */
 export function parseRobotsTxt(body: string | Uint8Array): RobotsTxt {
-  return readBody(body, false);
-}
-
-/** parseRobotsTxt; `recordsNow`: build the other records now rather than on first read. */
-function readBody(body: string | Uint8Array, recordsNow: boolean): RobotsTxt {
   const cursor = new LineCursor(body);
   const builder = new RobotsTxtBuilder();
   // The other records are read when first asked for (RobotsTxt#records): until then only lines
   // that may hold one of the four directives are read, and whether there may be records at all.
-  cursor.skipUnspelled = !recordsNow;
+  cursor.skipUnspelled = true;
   let hasRecords = false;
   while (cursor.advance()) {
     if (cursor.type !== 'directive') continue;
     if (cursor.spelling !== null) addDirective(builder, cursor, cursor.spelling);
-    else if (recordsNow) addRecord(builder, cursor);
     else hasRecords = true;
   }
   if (hasRecords || cursor.skippedText) builder.deferRecords(cursor.bytes);
   return builder.build({ lineCount: cursor.line, byteLength: cursor.bytes.length, bomBytes: cursor.bomBytes });
 }
 
-function addRecord(builder: RobotsTxtBuilder, cursor: LineCursor): void {
-  // Key first: the cursor answers "high bytes?" fastest for ranges in order.
-  const rawKey = cursor.string(cursor.keyStart, cursor.keyEnd);
-  const key = cursor.hasHighBytes(cursor.keyStart, cursor.keyEnd) ? asciiLower(rawKey) : rawKey.toLowerCase();
-  builder.addRecord(key, cursor.string(cursor.valueStart, cursor.valueEnd), cursor.line, isKnownUnsupportedName(key));
+/**
+ * The other records of a body (RobotsTxt#records), as RobotsTxtBuilder records them: only their
+ * lines are decoded; user-agent and rule lines only move the group they stand in (R-30, R-31:
+ * a user-agent line after a rule starts a group, and a rule before any group belongs to none).
+ */
+function readRecords(body: Uint8Array): OtherRecord[] {
+  const cursor = new LineCursor(body);
+  const records: OtherRecord[] = [];
+  let groups = 0;
+  let groupHasRules = false;
+  while (cursor.advance()) {
+    if (cursor.type !== 'directive') continue;
+    const spelling = cursor.spelling;
+    if (spelling === null) {
+      // Key first: the cursor answers "high bytes?" fastest for ranges in order.
+      const rawKey = cursor.string(cursor.keyStart, cursor.keyEnd);
+      const key = cursor.hasHighBytes(cursor.keyStart, cursor.keyEnd) ? asciiLower(rawKey) : rawKey.toLowerCase();
+      const value = cursor.string(cursor.valueStart, cursor.valueEnd);
+      records.push({ key, value, line: cursor.line, knownUnsupported: isKnownUnsupportedName(key), groupIndex: groups === 0 ? null : groups - 1 });
+    } else if (spelling.key === 'user-agent') {
+      if (groups === 0 || groupHasRules) {
+        groups++;
+        groupHasRules = false;
+      }
+    } else if (spelling.key !== 'sitemap' && groups > 0) {
+      groupHasRules = true;
+    }
+  }
+  return records;
 }
 
 function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor, spelling: KeySpelling): void {
