@@ -189,3 +189,27 @@ export async function snapshotOf(p: Pipeline, runId: number, siteId: number): Pr
 export async function defaultAgentTokens(p: Pipeline): Promise<string[]> {
   return (await rows<{ token: string }>(p, 'select token from user_agents where is_default order by token')).map((r) => r.token);
 }
+
+/**
+ * What a run holds for each of some sites, in the order given: snapshots, snapshots diffed,
+ * fetch attempts and verdicts. A complete run without duplicates has [1, 1, 1, agents] each.
+ */
+export async function runRowsPerSite(p: Pipeline, runId: number, siteIds: number[]): Promise<[number, number, number, number][]> {
+  const found = await rows<{ site_id: number; snapshots: string; diffed: string; attempts: string; verdicts: string }>(
+    p,
+    `select s.id as site_id,
+            (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id) as snapshots,
+            (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id and n.diffed_at is not null) as diffed,
+            (select count(*) from fetch_attempts a where a.run_id = $1 and a.site_id = s.id) as attempts,
+            (select count(*) from verdicts v join tracked_urls t on t.id = v.tracked_url_id where v.run_id = $1 and t.site_id = s.id) as verdicts
+       from sites s where s.id = any($2)`,
+    [runId, siteIds],
+  );
+  const bySite = new Map(found.map((r) => [Number(r.site_id), [Number(r.snapshots), Number(r.diffed), Number(r.attempts), Number(r.verdicts)] as [number, number, number, number]]));
+  return siteIds.map((id) => bySite.get(id) ?? [0, 0, 0, 0]);
+}
+
+/** How many agents every tracked URL is evaluated for by default. */
+export async function defaultAgentCount(p: Pipeline): Promise<number> {
+  return Number((await rows<{ n: string }>(p, 'select count(*) as n from user_agents where is_default'))[0]!.n);
+}

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
-import { addSites, eventually, rows } from '../../helpers/nightly.js';
+import { addSites, defaultAgentCount, eventually, runRowsPerSite } from '../../helpers/nightly.js';
 
 let p: Pipeline;
 beforeAll(async () => {
@@ -67,18 +67,8 @@ describe('Postgres connections dropped while a run goes on', () => {
     // Retries wait for the queues' backoff (5 s for a fetch whose write failed).
     await eventually(async () => (await p.rt.repos.runs.getRun(run.id))?.status === 'completed', 'the run to complete', 60_000, 200);
     const ids = Object.values(sites);
-    const perSite = await rows<{ site_id: number; snapshots: string; diffed: string; attempts: string; verdicts: string }>(
-      p,
-      `select s.id as site_id,
-              (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id) as snapshots,
-              (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id and n.diffed_at is not null) as diffed,
-              (select count(*) from fetch_attempts a where a.run_id = $1 and a.site_id = s.id) as attempts,
-              (select count(*) from verdicts v join tracked_urls t on t.id = v.tracked_url_id where v.run_id = $1 and t.site_id = s.id) as verdicts
-         from sites s where s.id = any($2) order by s.id`,
-      [run.id, ids],
-    );
-    const agents = Number((await rows<{ n: string }>(p, 'select count(*) as n from user_agents where is_default'))[0]!.n);
-    expect(perSite.map((r) => [Number(r.snapshots), Number(r.diffed), Number(r.attempts), Number(r.verdicts)])).toEqual(ids.map(() => [1, 1, 1, agents]));
+    const agents = await defaultAgentCount(p);
+    expect(await runRowsPerSite(p, run.id, ids)).toEqual(ids.map(() => [1, 1, 1, agents]));
     const finished = (await p.rt.repos.runs.getRun(run.id))!;
     expect(finished.sitesDiffed).toBe(names.length);
     expect(finished.counts.outcome).toEqual({ ok: names.length });

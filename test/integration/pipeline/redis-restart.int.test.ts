@@ -6,20 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort } from '../../fixtures/webhook-receiver.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
-import { addSites, eventually, rows } from '../../helpers/nightly.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { addSites, defaultAgentCount, eventually, runRowsPerSite } from '../../helpers/nightly.js';
 
 /** A redis-server with no persistence on `port`, ready to answer. */
 async function startRedis(port: number): Promise<ChildProcess> {
@@ -58,7 +50,8 @@ let redis: ChildProcess | undefined;
 let p: Pipeline;
 
 beforeAll(async () => {
-  port = await freePort();
+  // A port nothing listens on, for this test's own redis-server.
+  port = await closedPort();
   redis = await startRedis(port);
   // Two fetches at a time: when Redis goes, most sites' jobs are still waiting in it.
   p = await startPipeline({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, ROBOTS_AUDIT_FETCH_CONCURRENCY: '2' } });
@@ -103,17 +96,8 @@ describe('Redis restarts mid-run and forgets every job', () => {
       1_000,
     );
     const ids = Object.values(sites);
-    const perSite = await rows<{ snapshots: string; diffed: string; attempts: string; verdicts: string }>(
-      p,
-      `select (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id) as snapshots,
-              (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id and n.diffed_at is not null) as diffed,
-              (select count(*) from fetch_attempts a where a.run_id = $1 and a.site_id = s.id) as attempts,
-              (select count(*) from verdicts v join tracked_urls t on t.id = v.tracked_url_id where v.run_id = $1 and t.site_id = s.id) as verdicts
-         from sites s where s.id = any($2) order by s.id`,
-      [run.id, ids],
-    );
-    const agents = Number((await rows<{ n: string }>(p, 'select count(*) as n from user_agents where is_default'))[0]!.n);
-    expect(perSite.map((r) => [Number(r.snapshots), Number(r.diffed), Number(r.attempts), Number(r.verdicts)])).toEqual(ids.map(() => [1, 1, 1, agents]));
+    const agents = await defaultAgentCount(p);
+    expect(await runRowsPerSite(p, run.id, ids)).toEqual(ids.map(() => [1, 1, 1, agents]));
     expect((await p.rt.repos.runs.getRun(run.id))!.sitesDiffed).toBe(names.length);
     // A site whose job was lost after its request may be asked again, never more.
     for (const n of names) expect(p.web.requestCount(`${n}.test`)).toBeLessThanOrEqual(2);
