@@ -12,7 +12,7 @@ import { compileRules, decideOnce, getPathParamsQuery, isAllowedBy, ruleMatcher,
 import type { KeySpelling, ScanHandler, ScannedLine, ScanSummary } from './scan.js';
 import { LineCursor, isKnownUnsupportedName } from './scan.js';
 import type { Explanation, Group, OtherRecord, Rule, RuleKind, SitemapRecord, UserAgentLine, Verdict } from './types.js';
-import { GLOBAL_AGENT, agentToken, callerAgentKey } from './user-agent.js';
+import { GLOBAL_AGENT, agentToken, agentTokenOfBytes, callerAgentKey } from './user-agent.js';
 
 /** Distinct caller user-agents whose group choice is cached per parsed file. */
 export const MAX_CACHED_AGENTS = 1024;
@@ -304,13 +304,14 @@ export class RobotsTxtBuilder implements ScanHandler {
     }
   }
 
-  addUserAgent(value: string, line: number): void {
+  /** `token`: agentToken(value), when the caller has it already. */
+  addUserAgent(value: string, line: number, token: string = agentToken(value)): void {
     // R-30, R-31, C26: only a rule ends the run of user-agent lines; the next one starts a group.
     if (this.current === null || this.current.rules.length > 0) {
       this.current = { userAgents: [], rules: [] };
       this.groups.push(this.current);
     }
-    this.current.userAgents.push({ value, token: agentToken(value), line });
+    this.current.userAgents.push({ value, token, line });
   }
 
   /** `pattern`: the value as escapePattern normalises it (T28, T49). */
@@ -420,7 +421,7 @@ function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor, spelling: K
   const value = ascii ? text.slice(valueStart, valueEnd) : cursor.string(valueStart, valueEnd);
   switch (spelling.key) {
     case 'user-agent':
-      builder.addUserAgent(value, cursor.line);
+      builder.addUserAgent(value, cursor.line, agentTokenOfBytes(cursor.bytes, cursor.base + valueStart, cursor.base + valueEnd, value));
       return;
     case 'sitemap':
       builder.addSitemap(value, cursor.line);

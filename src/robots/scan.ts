@@ -398,18 +398,24 @@ export class LineCursor {
     // The first byte that is not ASCII whitespace (it may lie past the kept part of the line, C28).
     const lineEnd = base + this.end;
     let p = base + start;
-    if (p < lineEnd && isAsciiWhitespace(bytes[p] as number)) p = this.skipWhitespace(p, lineEnd);
     let spelled: KeySpelling | null = null;
     if (this.skipUnspelled) {
-      const c = p < lineEnd && p - base - start < MAX_LINE_BYTES ? (bytes[p] as number) : -1;
-      spelled = c > 0 ? matchSpelling(bytes, p, lineEnd - p) : null;
+      // Most lines passed over are told by their first byte after the indentation (an HTML
+      // tag, a comment): only a key's initial needs the spellings tried.
+      let first = p < lineEnd ? (LINE_START[bytes[p] as number] as number) : NO_TEXT_LINE;
+      if (first === INDENT) {
+        p = this.skipWhitespace(p, lineEnd);
+        // C28: a line whose indentation fills its kept part is empty.
+        first = p < lineEnd && p - base - start < MAX_LINE_BYTES ? (LINE_START[bytes[p] as number] as number) : NO_TEXT_LINE;
+      }
+      spelled = first === KEY_INITIAL ? matchSpelling(bytes, p, lineEnd - p) : null;
       if (spelled === null) {
         this.type = 'skipped';
-        // Not empty (C28: a line cut before p is), not a comment (T33) nor NUL-ended (C20): maybe an other record (R-28).
-        if (c > 0 && c !== HASH) this.skippedText = true;
+        // Text (not a comment, T33, nor NUL-ended, C20) may be an other record (R-28).
+        if (first !== NO_TEXT_LINE) this.skippedText = true;
         return;
       }
-    }
+    } else if (p < lineEnd && isAsciiWhitespace(bytes[p] as number)) p = this.skipWhitespace(p, lineEnd);
     const text = this.text;
     const keptEnd = Math.min(this.end, start + MAX_LINE_BYTES);
     // C20: Google handles the line as a C string, so a NUL ends its content.
@@ -463,12 +469,16 @@ export class LineCursor {
   /** The first byte at or after `p` (body offset, before `end`) that is not ASCII whitespace, or `end`. */
   private skipWhitespace(p: number, end: number): number {
     const bytes = this.bytes;
-    // Indentation (HTML pages are full of it) is skipped four spaces or tabs at a time.
+    // Indentation (HTML pages are full of it) is skipped eight, then four spaces or tabs at a time.
     const words = (this.words ??= new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    while (p + 4 <= end) {
-      const w = words.getUint32(p);
-      if (w !== FOUR_SPACES && w !== FOUR_TABS) break;
-      p += 4;
+    while (p + 8 <= end) {
+      const d = words.getFloat64(p);
+      if (d !== EIGHT_SPACES && d !== EIGHT_TABS) break;
+      p += 8;
+    }
+    if (p + 4 <= end) {
+      const w = words.getInt32(p);
+      if (w === FOUR_SPACES || w === FOUR_TABS) p += 4;
     }
     while (p < end && isAsciiWhitespace(bytes[p] as number)) p++;
     return p;
@@ -512,8 +522,31 @@ export class LineCursor {
 }
 
 
+/**
+ * How skip mode (LineCursor.skipUnspelled) treats a line by its first byte after ASCII
+ * whitespace (INDENT): the initial of a key spelling (C1, C2) has the line read; any other byte
+ * has it passed over, as text (maybe an other record, R-28) or not (`#` starts a comment, T33;
+ * NUL ends the content, C20).
+ */
+const KEY_INITIAL = 0;
+const INDENT = 1;
+const TEXT_LINE = 2;
+const NO_TEXT_LINE = 3;
+const LINE_START = new Uint8Array(256).fill(TEXT_LINE);
+for (let c = 0; c < 0x80; c++) if (isAsciiWhitespace(c)) LINE_START[c] = INDENT;
+for (const list of KEY_SPELLINGS) for (const { spelling } of list) for (const initial of [spelling[0] as string, (spelling[0] as string).toUpperCase()]) LINE_START[initial.charCodeAt(0)] = KEY_INITIAL;
+LINE_START[HASH] = NO_TEXT_LINE;
+LINE_START[0] = NO_TEXT_LINE;
+
 const FOUR_SPACES = 0x20202020;
 const FOUR_TABS = 0x09090909;
+/**
+ * Eight spaces or tabs read as one float64: both bit patterns are normal numbers (neither NaN
+ * nor zero), and two normal doubles are equal only when all their bits are, so comparing the
+ * float compares the eight bytes.
+ */
+const EIGHT_SPACES = new DataView(new Uint8Array(8).fill(SPACE).buffer).getFloat64(0);
+const EIGHT_TABS = new DataView(new Uint8Array(8).fill(TAB).buffer).getFloat64(0);
 
 function isSpaceOrTab(c: number): boolean {
   return c === SPACE || c === TAB;

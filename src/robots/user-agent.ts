@@ -42,6 +42,25 @@ export function agentToken(value: string): string {
 }
 
 /**
+ * agentToken of a value read from the bytes it was decoded from, `bytes[start, end)`: the same
+ * token (its characters are ASCII, one byte each, and a byte above 0x7f ends it as the
+ * character it starts would), found without reading the string character by character.
+ * `value` is that range decoded; the token is sliced from it.
+ */
+export function agentTokenOfBytes(bytes: Uint8Array, start: number, end: number, value: string): string {
+  if (bytes[start] === 0x2a && (end - start === 1 || isCSpace(bytes[start + 1] as number))) return GLOBAL_AGENT;
+  let p = start;
+  let upper = false;
+  for (; p < end; p++) {
+    const c = bytes[p] as number;
+    if (c >= 0x41 && c <= 0x5a) upper = true;
+    else if (!isAgentChar(c)) break;
+  }
+  const token = p === end ? value : value.slice(0, p - start);
+  return upper ? token.toLowerCase() : token;
+}
+
+/**
  * T14: Google's `IsValidUserAgentToObey`: a non-empty name made only of `[A-Za-z_-]`. The
  * matcher never applies it to the caller's name; tools may use it to vet a crawler's token.
  */

@@ -9,6 +9,7 @@ import type { RobotsTxt } from '../../../src/robots/index.js';
 import { RULE_INDEX_MIN_RULES, compileRules, decide, decideOnce, sortForDecision } from '../../../src/robots/match.js';
 import type { CompiledRule } from '../../../src/robots/match.js';
 import type { Rule } from '../../../src/robots/index.js';
+import { agentToken, agentTokenOfBytes } from '../../../src/robots/user-agent.js';
 import { referenceVerdict } from './reference.js';
 
 const patternUnit = fc.constantFrom('/', 'a', 'b', '*', '$', '%', 'e', '1', '.', '?', 'i', 'n', 'd', 'x', 'h', 't', 'm', 'l');
@@ -26,8 +27,11 @@ const line = fc.oneof(
     arbitrary: fc.constantFrom('', '# comment', 'Sitemap: http://x/s.xml', 'Crawl-delay: 1', 'unknown: x', 'garbage line here', 'Disallow: /c # comment', 'Allow: /a#b'),
   },
 );
-/** Indentation of the lengths and mixes that the scanner skips in steps (four at a time, then one by one). */
-const indent = fc.constantFrom('', '', '', ' ', '\t', '   ', '    ', '\t\t\t\t', '     ', '  \t  \t ', '        ', '\t\t\t\t\t\t\t\t\t');
+/** Indentation of the lengths and mixes that the scanner skips in steps (eight, then four at a time, then one by one). */
+const indent = fc.constantFrom(
+  '', '', '', ' ', '\t', '   ', '    ', '\t\t\t\t', '     ', '  \t  \t ', '        ', '\t\t\t\t\t\t\t\t\t',
+  ' '.repeat(12), ' '.repeat(16) + '\t', '\t'.repeat(8) + '    ', '       \t', '    \t\t\t\t',
+);
 const indentedLine = fc.tuple(indent, line).map(([i, l]) => i + l);
 const body = fc.tuple(fc.array(indentedLine, { maxLength: 14 }), fc.constantFrom('\n', '\r\n', '\r')).map(([lines, eol]) => lines.join(eol));
 const caller = fc.constantFrom('foo', 'FOO', 'bar', 'baz', '', 'foo bar', 'foo_bar', 'foo-bar', 'x');
@@ -167,6 +171,22 @@ describe('the fast parse (lines that cannot hold a directive skipped, records re
         expect(parts(parseRobotsTxt(text))).toEqual(parts(viaEvents(text)));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('the user-agent token read from the bytes (agentTokenOfBytes) is the token read from the value (agentToken)', () => {
+  // The parser reads a value's token from its bytes; the value is those bytes decoded as UTF-8.
+  const agentByte = fc.constantFrom(0x2a, 0x20, 0x09, 0x0b, 0x2d, 0x5f, 0x41, 0x5a, 0x61, 0x7a, 0x67, 0x47, 0x2f, 0x31, 0xc3, 0xa9, 0xff, 0x00);
+  it('on random values, multi-byte characters and stray bytes included', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 12 }), fc.array(agentByte, { maxLength: 12 }), (random, picked) => {
+        for (const bytes of [random, Uint8Array.from(picked)]) {
+          const value = Buffer.from(bytes).toString('utf8');
+          expect(agentTokenOfBytes(bytes, 0, bytes.length, value)).toBe(agentToken(value));
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 });
