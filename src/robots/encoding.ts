@@ -98,9 +98,14 @@ export function escapePatternText(text: string, start: number, end: number): str
   while (i < end) {
     const b = text.charCodeAt(i);
     if (b === PERCENT && i + 2 < end && isHexDigit(text.charCodeAt(i + 1)) && isHexDigit(text.charCodeAt(i + 2))) {
-      out += text.slice(runStart, i) + '%' + String.fromCharCode(upper(text.charCodeAt(i + 1)), upper(text.charCodeAt(i + 2)));
+      const hi = text.charCodeAt(i + 1);
+      const lo = text.charCodeAt(i + 2);
+      // An escape already in upper case stays as it is, in the run being copied.
+      if (hi >= 0x61 || lo >= 0x61) {
+        out += text.slice(runStart, i) + '%' + String.fromCharCode(upper(hi), upper(lo));
+        runStart = i + 3;
+      }
       i += 3;
-      runStart = i;
     } else if (b >= 0x80) {
       out += text.slice(runStart, i) + '%' + HEX.charAt(b >> 4) + HEX.charAt(b & 0xf);
       i += 1;
