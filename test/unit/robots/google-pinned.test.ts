@@ -442,6 +442,12 @@ describe('T49: how patterns are normalised (MaybeEscapePattern)', () => {
     ['/a/b/c', '/a/b/c'],
     ['á', '%C3%A1'],
     ['%aa', '%AA'],
+    // Each hex digit of a valid escape is upper-cased on its own; upper-case escapes stay as written.
+    ['/%2f', '/%2F'],
+    ['/%Fa', '/%FA'],
+    ['/%aF/x', '/%AF/x'],
+    ['/%2F%3a%41', '/%2F%3A%41'],
+    ['/a%C3%A1á%e2', '/a%C3%A1%C3%A1%E2'],
   ])('%j -> %j', (input, output) => {
     expect(esc(input)).toBe(output);
   });
