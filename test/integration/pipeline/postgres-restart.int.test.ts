@@ -26,8 +26,7 @@ async function dropConnectionsMidWrite(url: string, database: string): Promise<{
   locker.on('error', () => {});
   await locker.connect();
   try {
-    await locker.query('begin');
-    await locker.query('lock table snapshots, verdicts in share row exclusive mode');
+    await lockWithoutWaiting(locker);
     let waiting = 0;
     const deadline = Date.now() + 10_000;
     while (waiting < 2 && Date.now() < deadline) {
@@ -40,6 +39,28 @@ async function dropConnectionsMidWrite(url: string, database: string): Promise<{
     return { waiting, ended: ended.rowCount ?? 0 };
   } finally {
     await locker.end();
+  }
+}
+
+/**
+ * Takes the lock on `snapshots` and `verdicts` in a transaction, never waiting for it: a diff
+ * transaction holding `verdicts` and asking for `snapshots` while this one held `snapshots` and
+ * asked for `verdicts` would be a deadlock, which Postgres ends by aborting one of the two.
+ * With NOWAIT a busy table fails the attempt at once; it is rolled back and tried again.
+ */
+async function lockWithoutWaiting(client: pg.Client): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    await client.query('begin');
+    try {
+      await client.query('lock table snapshots, verdicts in share row exclusive mode nowait');
+      return;
+    } catch (error) {
+      await client.query('rollback');
+      // 55P03: lock_not_available.
+      if ((error as { code?: string }).code !== '55P03' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 }
 
