@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { closedPort } from '../../fixtures/webhook-receiver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchDispatcher } from '../../../src/http/fetch-dispatcher.js';
 import { fetchRobotsTxt } from '../../../src/http/fetch-robots-txt.js';
@@ -21,15 +21,6 @@ import {
 let web: FixtureWeb;
 const options = (overrides = {}) => fixtureFetchOptions(overrides);
 const fetchHost = (host: string, overrides = {}) => fetchRobotsTxt(web.baseUrl(host), options(overrides));
-
-/** A port on 127.0.0.1 with nothing listening. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   web = await startFixtureWeb();

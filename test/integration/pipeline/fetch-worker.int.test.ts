@@ -10,7 +10,7 @@
  * `audit --portfolio` night fetches only the sites it is about; the hostile scenarios share one
  * night (one site per scenario, the 500 KiB bodies in a night of their own), which keeps the file fast.
  */
-import net from 'node:net';
+import { closedPort } from '../../fixtures/webhook-receiver.js';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../src/cli/commands/audit.command.js';
@@ -100,15 +100,6 @@ async function recorded(runId: number, origin: string): Promise<Recorded> {
 async function count(sqlText: string, params: unknown[] = []): Promise<number> {
   const { rows } = await p.db.pool.query<{ n: string }>(sqlText, params);
   return Number(rows[0]!.n);
-}
-
-/** A port on 127.0.0.1 with nothing listening. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function nightAt(base: string, days: number): string {
