@@ -21,6 +21,11 @@ export default tseslint.config(
   },
   {
     files: ['bin/**', 'eslint.config.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    // The dashboard's one script runs in the browser.
+    files: ['src/web/static/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', fetch: 'readonly', location: 'readonly', setTimeout: 'readonly' } },
   },
 );

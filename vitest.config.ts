@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` is pure (no network, no database); `integration` talks to the real
-// Postgres and Redis of the machine and to HTTP servers on 127.0.0.1.
+// Three projects: `unit` is pure (no network, no database); `integration` talks to the real
+// Postgres and Redis of the machine and to HTTP servers on 127.0.0.1; `browser` drives the
+// dashboard in headless Chromium (Debian's package) against a database filled the same way.
 export default defineConfig({
   test: {
     projects: [
@@ -24,6 +25,17 @@ export default defineConfig({
           // Two cores: keep at most two integration files at once.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.browser.test.ts'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

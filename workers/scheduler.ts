@@ -1,14 +1,21 @@
 /**
- * The scheduler process: keeps the nightly BullMQ job scheduler (cron + time zone), starts the
- * run of each firing (runs queue), and every minute re-enqueues what lost jobs left undone in
+ * The scheduler process: keeps the nightly BullMQ job scheduler (cron + time zone) and one per
+ * portfolio that has a schedule of its own (kept in line with Postgres every
+ * ROBOTS_AUDIT_SCHEDULE_SYNC_MS), starts the run of each firing (runs queue), and every minute re-enqueues what lost jobs left undone in
  * running runs and pending alert deliveries without a live job (after a Redis restart, say):
- * deterministic job ids make that harmless.
+ * deterministic job ids make that harmless. /metrics, /healthz and /readyz are served on
+ * ROBOTS_AUDIT_SCHEDULER_METRICS_PORT (its own, so that a worker can run on the same host); a
+ * Postgres that does not answer yet is waited for, not fatal.
  */
 import type { AppConfig } from '../src/config/env.js';
 import type { Logger } from '../src/log/logger.js';
 import { JOBS } from '../src/queues/contracts.js';
+import { syncPortfolioSchedulers } from '../src/queues/portfolio-schedules.js';
 import { createRuntime } from '../src/services/runtime.js';
 import { finishRunIfComplete, reconcileDeliveries, startPipelineWorkers } from '../src/services/pipeline-workers.js';
+import { startProcessHealth } from '../src/services/process-health.js';
+import type { ProcessHealth } from '../src/services/process-health.js';
+import { isConnectionError } from '../src/health/service-probes.js';
 import { untilStopped } from './shutdown.js';
 
 /** The job scheduler's id: one nightly schedule per deployment (upserting replaces it). */
@@ -17,14 +24,51 @@ export const NIGHTLY_SCHEDULER_ID = 'nightly';
 export const RECONCILE_INTERVAL_MS = 60_000;
 
 export async function runScheduler(config: AppConfig, log: Logger, options: { signal?: AbortSignal } = {}): Promise<void> {
-  const runtime = await createRuntime(config, log);
+  const health = await startProcessHealth(config, log, { port: config.ROBOTS_AUDIT_SCHEDULER_METRICS_PORT, portSetting: 'ROBOTS_AUDIT_SCHEDULER_METRICS_PORT' });
+  const stop = new AbortController();
+  const stopped = untilStopped(options.signal).then((why) => {
+    stop.abort();
+    return why;
+  });
+  try {
+    if (!(await health.waitForPostgres(stop.signal))) {
+      log.info({ why: await stopped }, 'scheduler stopped before Postgres answered');
+      return;
+    }
+    await schedule(config, log, health, stopped);
+  } finally {
+    await health.close();
+  }
+}
+
+async function schedule(config: AppConfig, log: Logger, health: ProcessHealth, stopped: Promise<string>): Promise<void> {
+  const runtime = await createRuntime(config, log, { recorder: health.recorder, outages: health.outages });
+  health.attach(runtime);
   await runtime.queues.runs.upsertJobScheduler(
     NIGHTLY_SCHEDULER_ID,
     { pattern: config.ROBOTS_AUDIT_SCHEDULE, tz: config.ROBOTS_AUDIT_TIMEZONE },
     { name: JOBS.startRun, data: { portfolio: null } },
   );
+  // Portfolio schedules: in line with Postgres now, then every ROBOTS_AUDIT_SCHEDULE_SYNC_MS.
+  const syncSchedules = async () => {
+    const wanted = (await runtime.repos.portfolios.scheduledPortfolios()).map((p) => ({ portfolioId: p.id, portfolio: p.name, cron: p.cron, timeZone: p.timeZone }));
+    const done = await syncPortfolioSchedulers(runtime.queues.runs, wanted);
+    if (done.upserted.length + done.removed.length > 0) log.info({ ...done, scheduled: wanted.length }, 'portfolio schedules synced');
+  };
+  await syncSchedules();
+  let syncing = false;
+  const syncTimer = setInterval(() => {
+    if (syncing) return;
+    syncing = true;
+    syncSchedules()
+      .catch((err: unknown) => {
+        // Postgres or Redis away: the outage log has said so once; the next round catches up.
+        if (!isConnectionError(err)) log.error({ err }, 'portfolio schedule sync failed');
+      })
+      .finally(() => (syncing = false));
+  }, config.ROBOTS_AUDIT_SCHEDULE_SYNC_MS);
   const workers = startPipelineWorkers(runtime, ['runs']);
-  log.info({ schedule: config.ROBOTS_AUDIT_SCHEDULE, tz: config.ROBOTS_AUDIT_TIMEZONE }, 'scheduler started');
+  log.info({ schedule: config.ROBOTS_AUDIT_SCHEDULE, tz: config.ROBOTS_AUDIT_TIMEZONE, metricsPort: health.port }, 'scheduler started');
 
   // Only a run that made no progress for a whole interval is reconciled: re-adding 100,000
   // existing job ids every minute would be harmless but wasteful.
@@ -37,15 +81,24 @@ export async function runScheduler(config: AppConfig, log: Logger, options: { si
       if (!stalled) continue;
       const done = await runtime.lifecycle.reconcile(run.id);
       await finishRunIfComplete(runtime, run.id);
-      if (done.fetches + done.diffs > 0) log.info({ runId: run.id, ...done }, 'run reconciled');
+      if (done.sites + done.failed > 0) log.info({ runId: run.id, ...done }, 'run reconciled');
     }
     // Deliveries outlive their runs: a pending one whose job is gone is queued again.
     const deliveries = await reconcileDeliveries(runtime);
     if (deliveries.requeued + deliveries.retried + deliveries.givenUp > 0) log.info(deliveries, 'alert deliveries reconciled');
   };
-  const timer = setInterval(() => void reconcile().catch((err) => log.error({ err }, 'reconcile failed')), RECONCILE_INTERVAL_MS);
-  await untilStopped(options.signal);
+  const timer = setInterval(
+    () =>
+      void reconcile().catch((err: unknown) => {
+        // Postgres or Redis away: the outage log has said so once; the next round catches up.
+        if (isConnectionError(err)) return;
+        log.error({ err }, 'reconcile failed');
+      }),
+    RECONCILE_INTERVAL_MS,
+  );
+  await stopped;
   clearInterval(timer);
+  clearInterval(syncTimer);
   await workers.close(config.ROBOTS_AUDIT_SHUTDOWN_GRACE_MS);
   await runtime.close();
   log.info('scheduler stopped');

@@ -1,44 +1,65 @@
 /**
  * `robots-audit`: the command line. Each command lives in its own module under
- * `src/cli/commands/` and registers itself on the commander program; this file only wires them.
+ * `src/cli/commands/` and registers itself on the commander program; this file only wires them,
+ * importing a module only when one of its commands runs (`command-table.ts` says why).
  * commander is used for parsing because it is the most widely kept CLI parser for Node, with
  * typed options, sub-commands and generated help.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import type { CliIo } from './io.js';
 import { processIo } from './io.js';
-import { registerCheckCommand } from './commands/check.command.js';
-import { registerEvalCommand } from './commands/eval.command.js';
-import { registerLintCommand } from './commands/lint.command.js';
-import { registerDbCommand } from './commands/db.command.js';
-import { registerSitesCommand } from './commands/sites.command.js';
-import { registerAuditCommand } from './commands/audit.command.js';
-import { registerPipelineCommands } from './commands/pipeline.command.js';
-import { registerDemoCommand } from './commands/demo.command.js';
-import { registerFetchCommand } from './commands/fetch.command.js';
-import { registerTrackCommand } from './commands/track.command.js';
-import { registerAgentsCommand } from './commands/agents.command.js';
-import { registerAlertsCommand } from './commands/alerts.command.js';
+import { COMMAND_MODULES } from './command-table.js';
+import type { CommandModule } from './command-table.js';
 
 export type CommandRegistrar = (program: Command, io: CliIo) => void;
 
-const registrars: CommandRegistrar[] = [registerCheckCommand, registerLintCommand, registerEvalCommand, registerDbCommand, registerSitesCommand, registerAuditCommand, registerPipelineCommands, registerDemoCommand, registerFetchCommand, registerTrackCommand, registerAgentsCommand, registerAlertsCommand];
-
-export function buildProgram(io: CliIo): Command {
-  const program = new Command('robots-audit')
+/** The program without its commands: name, version, output through `io`, errors thrown. */
+export function createProgram(io: CliIo): Command {
+  return new Command('robots-audit')
     .description('Audit robots.txt for portfolios of websites: Google-exact parsing, fetch rules, diffs and alerts.')
     .version('0.1.0')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
-  for (const register of registrars) register(program, io);
+}
+
+/**
+ * The command `argv` runs: its first word, or the word after `help` (`help check` shows check's
+ * help). The program's own options (--help, --version) take no value, so the first word that is
+ * not an option is the command. Undefined when there is none.
+ */
+export function invokedCommandName(argv: readonly string[]): string | undefined {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/**
+ * The program ready to parse `argv`: the module of the invoked command is loaded and registers
+ * its commands; every other command is only listed (name and description for `--help`, and so
+ * that commander still names an unknown command and suggests the nearest one).
+ */
+export async function buildProgram(io: CliIo, argv: readonly string[] = [], modules: readonly CommandModule[] = COMMAND_MODULES): Promise<Command> {
+  const program = createProgram(io);
+  const invoked = invokedCommandName(argv);
+  const listedTerms = new Map<Command, string>();
+  for (const module of modules) {
+    if (module.commands.some((c) => c.name === invoked)) {
+      const register = await module.load();
+      register(program, io);
+      continue;
+    }
+    for (const listing of module.commands) listedTerms.set(program.command(listing.name).description(listing.description), listing.term);
+  }
+  // A listed command has no options or arguments registered: help shows the term it would have.
+  const defaultHelp = new Help();
+  program.configureHelp({ subcommandTerm: (command) => listedTerms.get(command) ?? defaultHelp.subcommandTerm(command) });
   return program;
 }
 
 /** Runs the CLI and resolves with the process exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const program = buildProgram(io);
   try {
+    const program = await buildProgram(io, argv);
     await program.parseAsync(argv, { from: 'user' });
     return io.exitCode ?? 0;
   } catch (err) {

@@ -9,6 +9,7 @@ import type { AppConfig } from '../config/env.js';
 import { createLogger } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
 import type { CliIo } from './io.js';
+import { postgresProbe, redisProbe, requireReachable } from '../health/service-probes.js';
 
 export interface ConnectionOptions {
   databaseUrl?: string;
@@ -23,13 +24,23 @@ export function addConnectionOptions(command: Command): Command {
     .addOption(new Option('--queue-prefix <prefix>', 'BullMQ key prefix (default: ROBOTS_AUDIT_QUEUE_PREFIX)'));
 }
 
-export function pipelineConfig(io: CliIo, options: ConnectionOptions): AppConfig {
-  const overrides: Record<string, string> = {};
+export function pipelineConfig(io: CliIo, options: ConnectionOptions, settings: Record<string, string> = {}): AppConfig {
+  const overrides: Record<string, string> = { ...settings };
   if (options.databaseUrl) overrides.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) overrides.REDIS_URL = options.redisUrl;
   if (options.queuePrefix) overrides.ROBOTS_AUDIT_QUEUE_PREFIX = options.queuePrefix;
   // eslint-disable-next-line no-restricted-properties -- the CLI's one read of the environment, validated by loadConfig
   return loadConfig({ ...process.env, ...io.env }, overrides);
+}
+
+/**
+ * Fails fast when Postgres or Redis does not answer within ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS:
+ * a ServiceUnreachableError, which the CLI prints as one line (`cannot reach Redis at ...:
+ * ECONNREFUSED`), before the command writes anything. Postgres is asked first.
+ */
+export async function requireServices(config: AppConfig): Promise<void> {
+  const timeoutMs = config.ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS;
+  await requireReachable([postgresProbe(config.DATABASE_URL, timeoutMs), redisProbe(config.REDIS_URL, timeoutMs)]);
 }
 
 /** JSON log lines on stderr (stdout stays for the command's own output). */

@@ -6,11 +6,13 @@
  * configuration, and an operator can target another database for one command.
  */
 import { Option } from 'commander';
+import type pg from 'pg';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { config } from '../config/env.js';
 import type { Database } from '../db/client.js';
 import { createDb } from '../db/client.js';
 import { assertMigrated } from '../db/migrate.js';
+import { postgresProbe, requireReachable } from '../health/service-probes.js';
 
 export interface DatabaseOptions {
   databaseUrl?: string;
@@ -25,14 +27,24 @@ export function resolveDatabaseUrl(options: DatabaseOptions): string {
 }
 
 /**
- * Opens a small pool, checks that the schema is migrated (a clear message instead of "relation
+ * Fails fast, with one line (`cannot reach Postgres at ...: ECONNREFUSED`), when the database does
+ * not answer within ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS.
+ */
+export async function requireDatabase(url: string): Promise<void> {
+  await requireReachable([postgresProbe(url, config().ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS)]);
+}
+
+/**
+ * Checks that the database answers, opens a small pool, checks that the schema is migrated (a clear message instead of "relation
  * does not exist"), runs `work` and closes the pool whatever happens.
  */
-export async function withDatabase<T>(options: DatabaseOptions, work: (db: Database) => Promise<T>): Promise<T> {
-  const handle = createDb(resolveDatabaseUrl(options), { max: 2, applicationName: 'robots-audit cli' });
+export async function withDatabase<T>(options: DatabaseOptions, work: (db: Database, pool: pg.Pool) => Promise<T>): Promise<T> {
+  const url = resolveDatabaseUrl(options);
+  await requireDatabase(url);
+  const handle = createDb(url, { max: 2, applicationName: 'robots-audit cli' });
   try {
     await assertMigrated(handle.db);
-    return await work(handle.db);
+    return await work(handle.db, handle.pool);
   } catch (err) {
     if (err instanceof DrizzleQueryError) throw new Error(databaseErrorMessage(err), { cause: err });
     throw err;

@@ -21,7 +21,12 @@ const csv = (list: string) =>
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
 
+/** The dashboard token's shortest length (ROBOTS_AUDIT_DASHBOARD_TOKEN). */
+export const DASHBOARD_TOKEN_MIN_LENGTH = 16;
+
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+/** A TCP port; 0 means the listener is off. */
+const port = (def: number) => z.coerce.number().int().min(0).max(65_535).default(def);
 
 export const envSchema = z.object({
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/test'),
@@ -51,6 +56,12 @@ export const envSchema = z.object({
   ROBOTS_AUDIT_ALLOW_NETWORKS: z.string().default('').transform(csv),
   /** Name pins like curl --resolve: `host=ip` or `*.suffix=ip`, comma-separated. */
   ROBOTS_AUDIT_RESOLVE: z.string().default('').transform(csv),
+  /** DNS answers are reused for their TTL, at most this long, seconds (src/http/dns-resolver.ts). */
+  ROBOTS_AUDIT_DNS_CACHE_SECONDS: int(300, 0),
+  /** A name that does not resolve is not asked again for this long, seconds. */
+  ROBOTS_AUDIT_DNS_NEGATIVE_CACHE_SECONDS: int(10, 0),
+  /** Names whose answers are kept at most (the oldest go first). */
+  ROBOTS_AUDIT_DNS_CACHE_ENTRIES: int(10_000, 1),
 
   // --- the fetch worker ---
   /** R-13: retry schedule within a run for 5xx and network failures, seconds. */
@@ -59,12 +70,45 @@ export const envSchema = z.object({
   ROBOTS_AUDIT_RETRY_503_FACTOR: z.coerce.number().min(1).default(4),
   /** Upper bound on a server's Retry-After that we honour, seconds. */
   ROBOTS_AUDIT_RETRY_AFTER_CAP: z.coerce.number().min(0).default(3600),
-  ROBOTS_AUDIT_FETCH_CONCURRENCY: int(32, 1),
-  /** Global rate limit: at most this many fetches per second across all workers (0: none). */
-  ROBOTS_AUDIT_FETCH_RATE_PER_SECOND: int(50, 0),
-  ROBOTS_AUDIT_DIFF_CONCURRENCY: int(4, 1),
+  /**
+   * Fetches in flight at once per worker process: the bound on open sockets and on bodies held in
+   * memory. Sized for real latency: at ~300 ms a robots.txt, 512 in flight allow ~1,700 sites/s.
+   */
+  ROBOTS_AUDIT_FETCH_CONCURRENCY: int(512, 1),
+  /** Optional global rate limit: at most this many fetches started per second across all workers (0: none). */
+  ROBOTS_AUDIT_FETCH_RATE_PER_SECOND: int(0, 0),
+  /** Sites per batch job: a run is queued as batches of this many sites. */
+  ROBOTS_AUDIT_BATCH_SIZE: int(100, 1),
+  /** Batch jobs at once per worker process (their fetches share FETCH_CONCURRENCY). */
+  ROBOTS_AUDIT_BATCH_CONCURRENCY: int(16, 1),
+  /** A site still fetching this long after its batch started goes on in a site job of its own. */
+  ROBOTS_AUDIT_BATCH_DEADLINE_MS: int(20_000, 1),
+  /**
+   * How far V8 lets a worker's heap grow past what the last full collection kept, in percent (0:
+   * V8's own choice, up to 300% with much memory). A worker keeps ~60 MB live, but allocates fast
+   * enough that V8 would grow its heap towards 4 times that before collecting; 30 keeps RSS flat
+   * under 300 MB for a few percent of CPU (docs/benchmarks.md).
+   */
+  ROBOTS_AUDIT_WORKER_HEAP_GROWTH_PERCENT: int(30, 0),
+  /** Site jobs at once per worker process (retries, sites handed over by a batch): they mostly wait. */
+  ROBOTS_AUDIT_SITE_CONCURRENCY: int(256, 1),
+  /** Nights stored per transaction, at most. */
+  ROBOTS_AUDIT_WRITE_BATCH: int(500, 1),
+  /** How long a finished night waits for others to share its transaction, milliseconds. */
+  ROBOTS_AUDIT_WRITE_DELAY_MS: int(25, 0),
   ROBOTS_AUDIT_ALERT_CONCURRENCY: int(4, 1),
-  /** How long a fetch job waits before trying a host that another fetch is using. */
+  /**
+   * Base of the exponential backoff of batch and site jobs that failed on Postgres or Redis (not
+   * on a website: those follow ROBOTS_AUDIT_RETRY_DELAYS), milliseconds: 5, 10, 20, ... s.
+   */
+  ROBOTS_AUDIT_JOB_BACKOFF_MS: int(5_000, 1),
+  /**
+   * How long a job stays a worker's without that worker renewing it (BullMQ's lock), and how
+   * often workers look for jobs whose worker died: a killed worker's jobs go to another worker
+   * within about twice this, milliseconds.
+   */
+  ROBOTS_AUDIT_JOB_LOCK_MS: int(30_000, 1_000),
+  /** How long a fetch waits before trying a host that another fetch is using. */
   ROBOTS_AUDIT_HOST_BUSY_DELAY_MS: int(500, 1),
   /** Webhook delivery timeout, milliseconds. */
   ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS: int(15_000, 1),
@@ -73,9 +117,49 @@ export const envSchema = z.object({
   /** Deadline to finish in-flight jobs on SIGTERM, milliseconds. */
   ROBOTS_AUDIT_SHUTDOWN_GRACE_MS: int(30_000, 0),
 
+  // --- the dashboard (robots-audit serve) ---
+  /**
+   * The token every dashboard request must carry (Bearer header or the login form's cookie).
+   * Required to serve on an address other than loopback; empty means unset. At least 16
+   * characters: it is the only lock on the portfolio's data.
+   */
+  ROBOTS_AUDIT_DASHBOARD_TOKEN: z
+    .string()
+    .default('')
+    .transform((s) => (s === '' ? null : s))
+    .refine((s) => s === null || s.length >= DASHBOARD_TOKEN_MIN_LENGTH, `must be at least ${DASHBOARD_TOKEN_MIN_LENGTH} characters`),
+
   // --- nightly runs (issue 4) ---
   ROBOTS_AUDIT_SCHEDULE: z.string().default('0 3 * * *'),
   ROBOTS_AUDIT_TIMEZONE: z.string().default('UTC'),
+  /**
+   * How often the scheduler brings its portfolio job schedulers in line with the schedules stored
+   * in Postgres (`portfolios schedule`): a change is in force within this long, milliseconds.
+   */
+  ROBOTS_AUDIT_SCHEDULE_SYNC_MS: int(60_000, 100),
+
+  // --- operating it: reachability, metrics and health endpoints ---
+  /**
+   * How long a command waits for Postgres and Redis to answer at start-up (then it prints one
+   * line and exits), and how long /readyz and the outage probe of workers wait, milliseconds.
+   */
+  ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS: int(3_000, 1),
+  /**
+   * How often a worker or the scheduler checks that Postgres and Redis answer (an outage is logged
+   * once when it starts and once when it ends), and how often one waiting for Postgres at
+   * start-up tries again, milliseconds.
+   */
+  ROBOTS_AUDIT_OUTAGE_PROBE_MS: int(5_000, 50),
+  /**
+   * Address the worker's and the scheduler's /metrics, /healthz and /readyz listen on. All
+   * interfaces: Prometheus and health checks come from outside the container; the endpoints show
+   * counts, never a site, a URL or a secret. 127.0.0.1 keeps them on the machine.
+   */
+  ROBOTS_AUDIT_METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+  /** Port of the worker's endpoints (9464: the usual port of an OpenTelemetry/Prometheus exporter); 0 turns them off. */
+  ROBOTS_AUDIT_METRICS_PORT: port(9464),
+  /** Port of the scheduler's endpoints, its own so a worker and the scheduler can share a host; 0 turns them off. */
+  ROBOTS_AUDIT_SCHEDULER_METRICS_PORT: port(9465),
 });
 
 export type AppConfig = z.infer<typeof envSchema>;

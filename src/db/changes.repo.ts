@@ -1,89 +1,46 @@
 /**
- * What the diff worker writes for a site's night: the change record, every verdict, the flips,
- * and the mark that the snapshot is done. Written in one transaction by the caller; every insert
- * is idempotent on its natural key, so a retried diff job adds nothing.
+ * Reading what nights wrote about changes and alerts: a run's progress, the deliveries still
+ * pending of a site's night or of a run, and the text diff shown with an alert.
  */
-import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import { alertDeliveries, alerts, auditRuns, snapshotChanges, snapshots, verdictFlips, verdicts } from './schema.js';
+import { alertDeliveries, alerts, auditRuns, snapshotChanges } from './schema.js';
 
-export type ChangeInput = typeof snapshotChanges.$inferInsert;
-export type VerdictInput = typeof verdicts.$inferInsert;
-export type FlipInput = typeof verdictFlips.$inferInsert;
-export type Verdict = typeof verdicts.$inferSelect;
+export type Change = typeof snapshotChanges.$inferSelect;
 
 export function createChangesRepo(db: Executor) {
   return {
-    async insertChange(input: ChangeInput): Promise<void> {
-      await db.insert(snapshotChanges).values(input).onConflictDoNothing({ target: snapshotChanges.snapshotId });
-    },
-
-    async insertVerdicts(rows: VerdictInput[]): Promise<void> {
-      // Chunks keep each statement under Postgres's 65,535 bind parameters (5 per row).
-      for (let i = 0; i < rows.length; i += 5_000) {
-        await db.insert(verdicts).values(rows.slice(i, i + 5_000)).onConflictDoNothing();
-      }
-    },
-
-    async insertFlips(rows: FlipInput[]): Promise<void> {
-      for (let i = 0; i < rows.length; i += 2_000) {
-        await db.insert(verdictFlips).values(rows.slice(i, i + 2_000)).onConflictDoNothing();
-      }
-    },
-
-    /** The verdicts of some tracked URLs in one run (the previous night of a site). */
-    async verdictsOf(runId: number, trackedUrlIds: number[]): Promise<Verdict[]> {
-      if (trackedUrlIds.length === 0) return [];
-      return db
-        .select()
-        .from(verdicts)
-        .where(and(eq(verdicts.runId, runId), inArray(verdicts.trackedUrlId, trackedUrlIds)));
-    },
-
     /**
-     * Marks a snapshot as diffed and counts it in its run's `sites_diffed`, the first time only
-     * (one statement; the diff transaction's last, so the run's row stays locked briefly).
+     * Progress of a run, from its row: nights stored, and sites skipped (removed while it ran)
+     * or failed for good.
      */
-    async markDiffed(snapshotId: number, at: Date): Promise<void> {
-      await db.execute(sql`
-        with marked as (
-          update ${snapshots} set diffed_at = ${at.toISOString()}::timestamptz
-          where ${snapshots.id} = ${snapshotId} and ${snapshots.diffedAt} is null
-          returning run_id)
-        update ${auditRuns} set sites_diffed = sites_diffed + 1 where ${auditRuns.id} in (select run_id from marked)`);
+    async runProgress(runId: number): Promise<{ done: number; skipped: number; failed: number; total: number }> {
+      const rows = await db.select().from(auditRuns).where(eq(auditRuns.id, runId)).limit(1);
+      const run = rows[0];
+      if (!run) return { done: 0, skipped: 0, failed: 0, total: 0 };
+      return {
+        done: run.sitesDone,
+        skipped: Object.keys(run.counts.skipped ?? {}).length,
+        failed: Object.keys(run.counts.failed ?? {}).length,
+        total: run.sitesTotal,
+      };
     },
 
-    /** Whether a snapshot of the run still waits for its diff (the partial index answers at once). */
-    async hasUndiffed(runId: number): Promise<boolean> {
-      const rows = await db.execute(sql`select 1 from ${snapshots} where ${snapshots.runId} = ${runId} and ${snapshots.diffedAt} is null limit 1`);
-      return rows.rows.length > 0;
-    },
-
-    /** Progress of a run: snapshots stored and snapshots diffed. */
-    async runProgress(runId: number): Promise<{ snapshots: number; diffed: number }> {
-      const [all] = await db.select({ n: count() }).from(snapshots).where(eq(snapshots.runId, runId));
-      const [open] = await db
-        .select({ n: count() })
-        .from(snapshots)
-        .where(and(eq(snapshots.runId, runId), isNull(snapshots.diffedAt)));
-      const total = all?.n ?? 0;
-      return { snapshots: total, diffed: total - (open?.n ?? 0) };
-    },
-
-    /** Snapshots of a run still owed a diff (to re-enqueue after a lost job). */
-    async undiffedSiteIds(runId: number): Promise<number[]> {
+    /** The change record of a site's night, if anything changed. */
+    async changeOf(runId: number, siteId: number): Promise<Change | null> {
       const rows = await db
-        .select({ siteId: snapshots.siteId })
-        .from(snapshots)
-        .where(and(eq(snapshots.runId, runId), isNull(snapshots.diffedAt)));
-      return rows.map((r) => r.siteId);
+        .select()
+        .from(snapshotChanges)
+        .where(and(eq(snapshotChanges.siteId, siteId), eq(snapshotChanges.runId, runId)))
+        .limit(1);
+      return rows[0] ?? null;
     },
   };
 }
 
 export type ChangesRepo = ReturnType<typeof createChangesRepo>;
 
-/** Pending deliveries of the alerts of one site's night (to queue them after the diff commits). */
+/** Pending deliveries of the alerts of one site's night (to queue them after the night is stored). */
 export async function pendingDeliveryIds(db: Executor, runId: number, siteId: number): Promise<number[]> {
   const rows = await db
     .select({ id: alertDeliveries.id })
@@ -98,7 +55,7 @@ export async function textDiffOf(db: Executor, runId: number, siteId: number): P
   const rows = await db
     .select({ textDiff: snapshotChanges.textDiff })
     .from(snapshotChanges)
-    .where(and(eq(snapshotChanges.runId, runId), eq(snapshotChanges.siteId, siteId)))
+    .where(and(eq(snapshotChanges.siteId, siteId), eq(snapshotChanges.runId, runId)))
     .limit(1);
   return rows[0]?.textDiff ?? null;
 }

@@ -26,6 +26,8 @@ export interface CreateDbOptions {
   max?: number;
   /** Shown in pg_stat_activity, so an operator can tell the workers' connections apart. */
   applicationName?: string;
+  /** Every session read-only (`default_transaction_read_only`): a reader that cannot write (the dashboard). */
+  readOnly?: boolean;
 }
 
 /** Default pool size: enough for a worker's concurrent jobs without exhausting the server. */
@@ -36,6 +38,7 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     connectionString: url,
     max: options.max ?? DEFAULT_POOL_MAX,
     application_name: options.applicationName ?? 'robots-audit',
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // An idle client whose connection dies (server restart, database dropped) is discarded by the
   // pool; without a listener the 'error' event would crash the process. A real outage still

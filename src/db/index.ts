@@ -3,7 +3,10 @@ export * from './client.js';
 export * from './migrate.js';
 export * as schema from './schema.js';
 export * from './bodies.repo.js';
-export * from './attempts.repo.js';
+export * from './responses.js';
+export * from './pg-text.js';
+export * from './db-errors.js';
+export * from './night-store.js';
 export * from './snapshots.repo.js';
 export * from './changes.repo.js';
 export * from './runs.repo.js';
@@ -16,7 +19,6 @@ export * from './alerts.repo.js';
 
 import type { Executor } from './client.js';
 import { createChangesRepo } from './changes.repo.js';
-import { createAttemptsRepo } from './attempts.repo.js';
 import { createBodiesRepo } from './bodies.repo.js';
 import { createPortfoliosRepo } from './portfolios.repo.js';
 import { createRunsRepo } from './runs.repo.js';
@@ -34,7 +36,6 @@ export function createRepos(db: Executor) {
     portfolios: createPortfoliosRepo(db),
     runs: createRunsRepo(db),
     bodies: createBodiesRepo(db),
-    attempts: createAttemptsRepo(db),
     snapshots: createSnapshotsRepo(db),
     userAgents: createUserAgentsRepo(db),
     trackedUrls: createTrackedUrlsRepo(db),

@@ -5,15 +5,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { packageRoot } from '../package-root.js';
 import type { Executor } from './client.js';
 
-/** The package's migrations, found from this file rather than the working directory. */
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations/', import.meta.url));
+/**
+ * The package's migrations, found from the package's root rather than the working directory or
+ * this file's depth (which differs between src/ and dist/src/).
+ */
+export const MIGRATIONS_FOLDER = path.join(packageRoot(import.meta.url), 'migrations');
 
 /**
  * Key of the session advisory lock every migrating process takes, so two deploys (or two test

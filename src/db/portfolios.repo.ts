@@ -1,5 +1,5 @@
 /** Portfolios: named groups of sites, created on first mention (`sites add --portfolio`). */
-import { asc, count, eq, inArray } from 'drizzle-orm';
+import { asc, count, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { portfolioSites, portfolios } from './schema.js';
 
@@ -35,6 +35,24 @@ export function createPortfoliosRepo(db: Executor) {
         .groupBy(portfolios.id)
         .orderBy(asc(portfolios.name));
       return rows.map((r) => ({ ...r.portfolio, siteCount: r.siteCount }));
+    },
+
+    /** Sets a portfolio's own schedule (cron pattern and time zone), or removes it (null). */
+    async setSchedule(portfolioId: number, schedule: { cron: string; timeZone: string } | null): Promise<void> {
+      await db
+        .update(portfolios)
+        .set({ scheduleCron: schedule?.cron ?? null, scheduleTimezone: schedule?.timeZone ?? null })
+        .where(eq(portfolios.id, portfolioId));
+    },
+
+    /** Portfolios that have a schedule of their own, by id. */
+    async scheduledPortfolios(): Promise<{ id: number; name: string; cron: string; timeZone: string }[]> {
+      const rows = await db
+        .select({ id: portfolios.id, name: portfolios.name, cron: portfolios.scheduleCron, timeZone: portfolios.scheduleTimezone })
+        .from(portfolios)
+        .where(isNotNull(portfolios.scheduleCron))
+        .orderBy(asc(portfolios.id));
+      return rows.map((r) => ({ id: r.id, name: r.name, cron: r.cron!, timeZone: r.timeZone! }));
     },
 
     /** Replaces the extra user-agent tokens evaluated for a portfolio's sites. */

@@ -9,7 +9,7 @@ import { auditRuns } from './schema.js';
 
 export type AuditRun = typeof auditRuns.$inferSelect;
 export type CreateRunInput = Pick<typeof auditRuns.$inferInsert, 'runKey' | 'trigger' | 'runAt'> &
-  Partial<Pick<typeof auditRuns.$inferInsert, 'portfolioId' | 'startedAt' | 'sitesTotal'>>;
+  Partial<Pick<typeof auditRuns.$inferInsert, 'portfolioId' | 'startedAt' | 'sitesTotal' | 'siteIds'>>;
 
 export function createRunsRepo(db: Executor) {
   async function getRun(id: number): Promise<AuditRun | null> {

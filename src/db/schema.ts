@@ -1,22 +1,23 @@
 /**
  * The drizzle schema: the system of record (house style, habit 5). Sized for SQL reporting at
- * 100,000 sites x 365 nights, where two tables grow every night for every site: `snapshots`
- * and `fetch_attempts` (and, with issue 4, `verdicts`). Those rows are kept narrow:
+ * 100,000 sites x 365 nights, where one table grows every night for every site: `snapshots`, a
+ * row per site per run. A night that changes nothing adds that row and nothing else:
  *
- * - integer surrogate keys (4 bytes) everywhere, bigint only for the per-night tables' own ids;
- * - enums as Postgres enums (4 bytes), timestamps as timestamptz;
- * - columns of the nightly tables ordered widest first (8, 4, 2, 1 bytes, then variable
- *   length), so Postgres adds no alignment padding between them;
- * - a body is stored once by content hash (`bodies`): an unchanged site adds no body;
- * - `fetch_attempts.final_url` and `hops` are NULL when there was no redirect (the common case),
- *   rather than repeating the requested URL and an empty array every night.
+ * - what repeats night after night is stored once and referenced by a 4-byte id: bodies with
+ *   their parse summary (`bodies`), the headers, redirects and address of an answer (`responses`);
+ * - verdicts are validity spans (`verdicts`): a verdict that did not change is not written again;
+ * - the state the next night needs is one row per site (`site_state`), updated in place, so a
+ *   night never reads a site's history;
+ * - only retried attempts have rows of their own (`failed_attempts`); the final attempt is the
+ *   snapshot;
+ * - integer keys (4 bytes), enums as Postgres enums (4 bytes), timestamps as timestamptz; columns
+ *   of the nightly table ordered widest first (8, 4, 2, 1 bytes, then variable length), so
+ *   Postgres adds no alignment padding between them; no surrogate key on `snapshots`.
  *
  * Indexes are chosen for the queries the product runs and for deletes: every foreign key that
  * cascades from `sites` is backed by an index that leads with `site_id`, so removing a site does
- * not scan a year of rows. Two references are deliberately NOT foreign keys, because checking
- * them on every snapshot delete would need another index on the largest table:
- * `snapshots.policy_snapshot_id` and `snapshot_changes.previous_snapshot_id` (both always point
- * at a snapshot of the same site, written by the worker that knows it).
+ * not scan a year of rows. References between nights of the same site (`rules_run_id`,
+ * `previous_run_id`) are not foreign keys: the worker that writes them knows they exist.
  *
  * Queries live in the `*.repo.ts` modules beside this file, not here.
  */
@@ -72,13 +73,24 @@ export const deliveryStatus = pgEnum('delivery_status', DELIVERY_STATUSES);
 // --- what is monitored -----------------------------------------------------------------------
 
 /** A named group of sites (a client, a brand) with agents evaluated on top of the global list. */
-export const portfolios = pgTable('portfolios', {
-  id: serial('id').primaryKey(),
-  name: text('name').notNull().unique(),
-  /** Extra user-agent tokens evaluated for this portfolio's sites, beside `user_agents` defaults. */
-  extraUserAgents: text('extra_user_agents').array().notNull().default(sql`'{}'::text[]`),
-  createdAt: createdAt(),
-});
+export const portfolios = pgTable(
+  'portfolios',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull().unique(),
+    /** Extra user-agent tokens evaluated for this portfolio's sites, beside `user_agents` defaults. */
+    extraUserAgents: text('extra_user_agents').array().notNull().default(sql`'{}'::text[]`),
+    createdAt: createdAt(),
+    /**
+     * A schedule of its own (`portfolios schedule`), beside the nightly run of every site: a cron
+     * pattern (five fields, or six with seconds) and its IANA time zone; both null when it has none.
+     * The scheduler keeps one BullMQ job scheduler per row that has one.
+     */
+    scheduleCron: text('schedule_cron'),
+    scheduleTimezone: text('schedule_timezone'),
+  },
+  (t) => [check('portfolios_schedule_complete', sql`(${t.scheduleCron} is null) = (${t.scheduleTimezone} is null)`)],
+);
 
 /** One monitored origin (R-1..R-6): `origin` is always `normalizeOrigin()` output. */
 export const sites = pgTable('sites', {
@@ -124,28 +136,101 @@ export const auditRuns = pgTable('audit_runs', {
   status: runStatus('status').notNull().default('running'),
   sitesTotal: integer('sites_total').notNull().default(0),
   /**
-   * Snapshots of the run diffed so far, each counted once, by the diff transaction that sets its
-   * `diffed_at`: the run can end when this plus the skipped sites reach sitesTotal, a check that
-   * costs one row read instead of counting the run's snapshots after every diff.
+   * The sites of the run, as they were when it started (what reconciling a run after lost jobs
+   * compares with). NULL for runs older than migration 0005.
    */
-  sitesDiffed: integer('sites_diffed').notNull().default(0),
-  /** Totals by group, e.g. `{"outcome":{"ok":98,"server_error":2},"change":{"rules":1}}`. */
+  siteIds: integer('site_ids').array(),
+  /**
+   * Sites whose night is stored, each counted once, by the transaction that stores it: the run
+   * can end when this plus the skipped and failed sites reach sitesTotal, a check that costs one
+   * row read.
+   */
+  sitesDone: integer('sites_done').notNull().default(0),
+  /**
+   * Totals by group, added to by the same transactions, e.g.
+   * `{"outcome":{"ok":98,"server_error":2},"policy":{...},"change":{"rules":1}}`; `skipped` and
+   * `failed` map the site ids left out of the run (removed while it ran, or failed for good).
+   */
   counts: jsonb('counts').$type<RunCounts>().notNull().default({}),
   createdAt: createdAt(),
 });
 
 export type RunCounts = Record<string, Record<string, number>>;
 
-/** A robots.txt body, stored once per distinct content (R-18 / D-6: at most the kept bytes). */
+/**
+ * A robots.txt body, stored once per distinct content (R-18 / D-6: at most the kept bytes),
+ * with what every night would otherwise recompute from it: the parse summary and lint counts.
+ * Nightly rows reference it by `id` (4 bytes) rather than by its 33-byte hash.
+ */
 export const bodies = pgTable(
   'bodies',
   {
-    sha256: bytea('sha256').primaryKey(),
+    id: serial('id').primaryKey(),
+    sha256: bytea('sha256').notNull().unique(),
     content: bytea('content').notNull(),
     size: integer('size').notNull(),
+    rules: integer('rules').notNull().default(0),
+    groups: smallint('groups').notNull().default(0),
+    sitemaps: smallint('sitemaps').notNull().default(0),
+    lintErrors: smallint('lint_errors').notNull().default(0),
+    lintWarnings: smallint('lint_warnings').notNull().default(0),
+    lintInfos: smallint('lint_infos').notNull().default(0),
+    /** The values of its `Content-Signal` lines (AI use preferences), in file order. */
+    contentSignals: text('content_signals').array().notNull().default(sql`'{}'::text[]`),
+    /** Its rules (`body_rules`) and root access per crawler (`body_agent_access`) are stored. */
+    indexed: boolean('indexed').notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [check('bodies_sha256_length', sql`octet_length(${t.sha256}) = 32`)],
+  (t) => [
+    check('bodies_sha256_length', sql`octet_length(${t.sha256}) = 32`),
+    // "Which sites have lint errors" (docs/sql-reporting.md): the few bodies with any.
+    index('bodies_lint_errors_idx').on(t.id).where(sql`${t.lintErrors} > 0`),
+  ],
+);
+
+/**
+ * The rules of a body, flattened for SQL reports (the current rules of a site are its rules
+ * body's): one row per allow/disallow line, with its group's user-agent values. Written once per
+ * distinct body, with it.
+ */
+export const bodyRules = pgTable(
+  'body_rules',
+  {
+    bodyId: integer('body_id')
+      .notNull()
+      .references(() => bodies.id, { onDelete: 'cascade' }),
+    line: integer('line').notNull(),
+    /** 0-based index of the group in the file. */
+    groupNo: smallint('group_no').notNull(),
+    kind: text('kind').notNull(),
+    /** The user-agent values of the group as written. */
+    userAgents: text('user_agents').array().notNull(),
+    /** As written. */
+    value: text('value').notNull(),
+    /** As matched (T28, T49: %-normalised). */
+    pattern: text('pattern').notNull(),
+  },
+  (t) => [primaryKey({ name: 'body_rules_pkey', columns: [t.bodyId, t.line] })],
+);
+
+/**
+ * Whether a crawler may fetch the root (`/`) under a body's rules, as the engine decides for it
+ * (R-40..R-44): a row for `*` (what every crawler without a group of its own gets) and one for
+ * each catalogued crawler whose answer differs from it. A crawler's access is its own row, else
+ * the `*` row (`robots_audit_root_access()`). Written once per distinct body, with it.
+ */
+export const bodyAgentAccess = pgTable(
+  'body_agent_access',
+  {
+    bodyId: integer('body_id')
+      .notNull()
+      .references(() => bodies.id, { onDelete: 'cascade' }),
+    /** Lower-cased token, or `*`. */
+    token: text('token').notNull(),
+    ruleLine: integer('rule_line'),
+    allowed: boolean('allowed').notNull(),
+  },
+  (t) => [primaryKey({ name: 'body_agent_access_pkey', columns: [t.bodyId, t.token] })],
 );
 
 /** One redirect hop of a fetch (R-11). */
@@ -156,130 +241,195 @@ export interface RedirectHop {
 }
 
 /**
- * Every fetch attempt, kept (D-3: "every fetch attempt is recorded either way"), including
- * the retries within a run (R-13). The primary key is the natural one, (site, run, attempt):
- * nothing references an attempt by id, so a surrogate key would only add 8 bytes a row and a
- * second index. It makes a retried job add nothing, leads with `site_id` to serve a site's
- * attempt history and the cascade from `sites`, and answers "the attempts of site S in run R".
+ * What a server answered besides the body: the headers that matter, the redirect chain (R-11)
+ * and the address the answer came from. Stored once per distinct combination (`key`, a hash of
+ * all of it), so the headers a site sends night after night are not stored again: a night
+ * references the row by id.
  */
-export const fetchAttempts = pgTable(
-  'fetch_attempts',
+export const responses = pgTable(
+  'responses',
   {
-    startedAt: timestamptz('started_at').notNull(),
-    runId: integer('run_id')
-      .notNull()
-      .references(() => auditRuns.id),
-    siteId: integer('site_id')
-      .notNull()
-      .references(() => sites.id, { onDelete: 'cascade' }),
-    durationMs: integer('duration_ms').notNull(),
-    outcome: fetchOutcome('outcome').notNull(),
-    /** Bytes kept of the body (R-18 / D-6). */
-    bodyBytes: integer('body_bytes').notNull().default(0),
-    /** The full size when known (Content-Length or bytes read before the cut). */
-    fullSize: integer('full_size'),
-    /** R-17: the lifetime computed from Cache-Control / Expires / Age, seconds. */
-    cacheLifetimeSeconds: integer('cache_lifetime_seconds'),
-    /** 1-based attempt number within the run. */
-    attempt: smallint('attempt').notNull(),
-    /** The final HTTP status; null when no response arrived (R-15). */
-    status: smallint('status'),
-    truncated: boolean('truncated').notNull().default(false),
-    requestedUrl: text('requested_url').notNull(),
-    /** NULL when there was no redirect: the final URL is then `requested_url`. */
+    id: serial('id').primaryKey(),
+    /** First 16 bytes of the SHA-256 of the row's canonical JSON (src/db/responses.ts). */
+    key: bytea('key').notNull().unique(),
+    /** NULL when there was no redirect: the final URL is then the requested one. */
     finalUrl: text('final_url'),
     /** R-11: the redirect chain; NULL when there was no redirect. */
     hops: jsonb('hops').$type<RedirectHop[]>(),
-    errorCode: text('error_code'),
-    errorMessage: text('error_message'),
     remoteAddress: text('remote_address'),
-    bodySha256: bytea('body_sha256').references(() => bodies.sha256),
     contentType: text('content_type'),
+    contentEncoding: text('content_encoding'),
     cacheControl: text('cache_control'),
     expires: text('expires'),
     age: text('age'),
     retryAfter: text('retry_after'),
     lastModified: text('last_modified'),
     etag: text('etag'),
-    contentEncoding: text('content_encoding'),
+    createdAt: createdAt(),
   },
-  (t) => [primaryKey({ name: 'fetch_attempts_pkey', columns: [t.siteId, t.runId, t.attempt] })],
+  (t) => [check('responses_key_length', sql`octet_length(${t.key}) = 16`)],
 );
 
 /**
- * Exactly one row per site per run: the result the run settled on and the policy a crawler
- * applies (R-10..R-15, D-3, D-4). The per-night record of the product.
+ * Exactly one row per site per run: the final fetch attempt of the night and the policy a
+ * crawler applies (R-10..R-15, D-3, D-4). The per-night record of the product, kept narrow:
+ * what repeats night after night lives elsewhere and is referenced by id (`bodies` with their
+ * parse summary, `responses` with the headers); the requested URL is the site's origin +
+ * `/robots.txt` (R-1). Earlier attempts of a night, retried after a 5xx or a network failure,
+ * are in `failed_attempts`; the view `fetch_attempts` shows every attempt.
+ *
+ * The primary key orders a site's history by the run clock (`run_at`, what `audit --at` sets),
+ * so "the night before N" and "the latest night" are index lookups even when nights were
+ * replayed out of order; it also serves the cascade from `sites`. A BRIN index on `run_id`
+ * answers "every snapshot of run R" (rows arrive in run order) for a few kilobytes.
  */
 export const snapshots = pgTable(
   'snapshots',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    /** Time of the final attempt. */
+    /** The run's clock (audit_runs.run_at), repeated here to order a site's history. */
+    runAt: timestamptz('run_at').notNull(),
+    /** When the final attempt started. */
     fetchedAt: timestamptz('fetched_at').notNull(),
-    /**
-     * The snapshot whose rules apply: this one for `ok`, the last good one under the 30-day
-     * fallback (D-3), NULL for allow_all / disallow_all. Same site; not a foreign key (see top).
-     */
-    policySnapshotId: bigint('policy_snapshot_id', { mode: 'number' }),
     /** Start of the current 5xx / network-failure streak (R-13, R-15, D-3); NULL when reached. */
     unreachableSince: timestamptz('unreachable_since'),
-    /**
-     * When the diff worker finished this snapshot (changes, verdicts, flips, alerts written in
-     * the same transaction). NULL: still owed; a run is complete when none of its snapshots are.
-     */
-    diffedAt: timestamptz('diffed_at'),
-    runId: integer('run_id')
-      .notNull()
-      .references(() => auditRuns.id),
     siteId: integer('site_id')
       .notNull()
       .references(() => sites.id, { onDelete: 'cascade' }),
+    runId: integer('run_id')
+      .notNull()
+      .references(() => auditRuns.id),
+    durationMs: integer('duration_ms').notNull(),
+    /** The kept body (R-18, D-6), for `ok` only. */
+    bodyId: integer('body_id').references(() => bodies.id),
+    /** Headers, redirects and address of the final answer; NULL when none arrived (R-15). */
+    responseId: integer('response_id').references(() => responses.id),
+    /**
+     * Under the 30-day fallback (D-3) with rules: the run of the same site whose body applies.
+     * NULL otherwise: an `ok` night applies its own body, and allow_all / disallow_all none.
+     */
+    rulesRunId: integer('rules_run_id'),
+    /** R-17: the lifetime computed from Cache-Control / Expires / Age, seconds. */
+    cacheLifetimeSeconds: integer('cache_lifetime_seconds'),
+    /** The full size when known and different from the kept bytes (a cut body, a 4xx page). */
+    fullSize: integer('full_size'),
     outcome: fetchOutcome('outcome').notNull(),
     policy: effectivePolicy('policy').notNull(),
-    bodyBytes: integer('body_bytes').notNull().default(0),
-    rules: integer('rules').notNull().default(0),
+    /** The final HTTP status; null when no response arrived (R-15). */
     status: smallint('status'),
+    /** Attempts made in the run, the final one included (R-13). */
     attempts: smallint('attempts').notNull(),
-    groups: smallint('groups').notNull().default(0),
-    sitemaps: smallint('sitemaps').notNull().default(0),
-    lintErrors: smallint('lint_errors').notNull().default(0),
-    lintWarnings: smallint('lint_warnings').notNull().default(0),
-    lintInfos: smallint('lint_infos').notNull().default(0),
     truncated: boolean('truncated').notNull().default(false),
     /** The spec rule behind `policy`: 'R-10', 'R-11', 'R-12', 'D-4', 'R-13', 'R-15', 'D-3'. */
     policyReason: text('policy_reason').notNull(),
-    bodySha256: bytea('body_sha256').references(() => bodies.sha256),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
   },
   (t) => [
-    // Also serves "everything of run R" (leading column): no separate run_id index.
-    unique('snapshots_run_site_key').on(t.runId, t.siteId),
-    // Snapshots still owed a diff: small (emptied as the run goes), read to detect a run's end.
-    index('snapshots_undiffed_idx').on(t.runId).where(sql`${t.diffedAt} is null`),
-    // A site's history, its latest snapshot, and the cascade from `sites`. Read backwards for
-    // `order by fetched_at desc, id desc` (ascending NULLS LAST reversed is exactly DESC's default
-    // NULLS FIRST; drizzle's `.desc()` would write DESC NULLS LAST, which that ORDER BY cannot
-    // use). `id` breaks ties on time and lets "latest" stop at the first entry, not sort a year.
-    index('snapshots_site_fetched_idx').on(t.siteId, t.fetchedAt, t.id),
+    primaryKey({ name: 'snapshots_pkey', columns: [t.siteId, t.runAt, t.runId] }),
+    index('snapshots_run_brin').using('brin', t.runId),
+    // Reports (docs/sql-reporting.md) on the few nights that are not ordinary, without reading a
+    // year of the others: the nights that did not reach their site (5xx streaks, R-13, R-15), in
+    // streak order and covering what the streak query reads; the nights whose body was cut (R-18).
+    index('snapshots_unreachable_idx')
+      .on(t.siteId, t.unreachableSince, t.runAt, t.outcome)
+      .where(sql`${t.outcome} in ('server_error', 'network_error')`),
+    index('snapshots_truncated_idx').on(t.siteId, t.runAt).where(sql`${t.truncated}`),
   ],
 );
 
 /**
- * The latest snapshot of every site, for reports. A LATERAL probe of the (site_id, fetched_at)
- * index per site: 100,000 index lookups, instead of the full-index pass `DISTINCT ON` needs.
+ * The attempts of a night that were retried (R-13, R-15): every attempt but the final one, which
+ * is the night's snapshot. Most nights have none. Keyed like a night, plus the attempt number.
+ */
+export const failedAttempts = pgTable(
+  'failed_attempts',
+  {
+    startedAt: timestamptz('started_at').notNull(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    runId: integer('run_id')
+      .notNull()
+      .references(() => auditRuns.id),
+    durationMs: integer('duration_ms').notNull(),
+    responseId: integer('response_id').references(() => responses.id),
+    fullSize: integer('full_size'),
+    outcome: fetchOutcome('outcome').notNull(),
+    /** 1-based attempt number within the run. */
+    attempt: smallint('attempt').notNull(),
+    status: smallint('status'),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+  },
+  (t) => [primaryKey({ name: 'failed_attempts_pkey', columns: [t.siteId, t.runId, t.attempt] })],
+);
+
+/**
+ * The latest state of every site, written in the transaction that stores its latest night: what
+ * the next night needs (the previous outcome and policy, the 30-day streak, the last good body,
+ * the headers last seen, whether the verdicts need evaluating again), so that a night reads one
+ * row instead of the site's history. A night replayed out of order (an earlier `audit --at`)
+ * reads the history instead and leaves this row alone.
+ */
+export const siteState = pgTable('site_state', {
+  siteId: integer('site_id')
+    .primaryKey()
+    .references(() => sites.id, { onDelete: 'cascade' }),
+  /** The latest night: its run and the run's clock. Also the row's version (optimistic writes). */
+  runId: integer('run_id').notNull(),
+  runAt: timestamptz('run_at').notNull(),
+  outcome: fetchOutcome('outcome').notNull(),
+  status: smallint('status'),
+  policy: effectivePolicy('policy').notNull(),
+  policyReason: text('policy_reason').notNull(),
+  unreachableSince: timestamptz('unreachable_since'),
+  /** The body whose rules apply now (policy `rules`): this night's, or the last good one (D-3). */
+  rulesBodyId: integer('rules_body_id'),
+  /** The run whose body applies now (policy `rules`). */
+  rulesRunId: integer('rules_run_id'),
+  /** The latest `ok` night: its body is what the next body is compared with, and D-3's copy. */
+  lastGoodRunId: integer('last_good_run_id'),
+  lastGoodRunAt: timestamptz('last_good_run_at'),
+  lastGoodBodyId: integer('last_good_body_id'),
+  lastGoodSha256: bytea('last_good_sha256'),
+  /** D-3: the latest night that reached the site (not 5xx, not a network failure). */
+  lastReachableRunId: integer('last_reachable_run_id'),
+  lastReachableOutcome: fetchOutcome('last_reachable_outcome'),
+  /** The responses row of the latest answer and its key, to reuse it when nothing changed. */
+  responseId: integer('response_id'),
+  responseKey: bytea('response_key'),
+  /**
+   * A hash of what decides the verdicts: the engine version, the policy, the rules body and the
+   * tracked targets. Unchanged: the verdicts are not evaluated again (their spans stay open).
+   */
+  evalKey: bytea('eval_key'),
+  /** Consecutive nights without reaching the site (5xx, network failure); 0 when reached. */
+  failedNights: integer('failed_nights').notNull().default(0),
+  /** The latest night with a change (snapshot_changes). */
+  lastChangeRunId: integer('last_change_run_id'),
+  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * The latest night of every site, for reports: one row per site that has one (site_state), with
+ * its snapshot's details, the body's size and parse summary.
  */
 export const siteLatest = pgView('site_latest', {
   siteId: integer('site_id').notNull(),
   origin: text('origin').notNull(),
   enabled: boolean('enabled').notNull(),
-  snapshotId: bigint('snapshot_id', { mode: 'number' }).notNull(),
   runId: integer('run_id').notNull(),
+  runAt: timestamptz('run_at').notNull(),
   fetchedAt: timestamptz('fetched_at').notNull(),
   outcome: fetchOutcome('outcome').notNull(),
   status: smallint('status'),
   policy: effectivePolicy('policy').notNull(),
   policyReason: text('policy_reason').notNull(),
-  policySnapshotId: bigint('policy_snapshot_id', { mode: 'number' }),
+  rulesRunId: integer('rules_run_id'),
   unreachableSince: timestamptz('unreachable_since'),
+  failedNights: integer('failed_nights').notNull(),
+  lastChangeRunId: integer('last_change_run_id'),
+  bodyId: integer('body_id'),
   bodySha256: bytea('body_sha256'),
   bodyBytes: integer('body_bytes').notNull(),
   truncated: boolean('truncated').notNull(),
@@ -291,37 +441,89 @@ export const siteLatest = pgView('site_latest', {
   lintInfos: smallint('lint_infos').notNull(),
 }).as(sql`
   select s.id as site_id, s.origin, s.enabled,
-         l.id as snapshot_id, l.run_id, l.fetched_at, l.outcome, l.status, l.policy, l.policy_reason,
-         l.policy_snapshot_id, l.unreachable_since, l.body_sha256, l.body_bytes, l.truncated,
-         l.groups, l.rules, l.sitemaps, l.lint_errors, l.lint_warnings, l.lint_infos
+         st.run_id, st.run_at, n.fetched_at, st.outcome, st.status, st.policy, st.policy_reason, st.rules_run_id,
+         st.unreachable_since, st.failed_nights, st.last_change_run_id,
+         n.body_id, b.sha256 as body_sha256, coalesce(b.size, 0) as body_bytes, n.truncated,
+         coalesce(b.groups, 0::smallint) as groups, coalesce(b.rules, 0) as rules, coalesce(b.sitemaps, 0::smallint) as sitemaps,
+         coalesce(b.lint_errors, 0::smallint) as lint_errors, coalesce(b.lint_warnings, 0::smallint) as lint_warnings,
+         coalesce(b.lint_infos, 0::smallint) as lint_infos
   from sites s
-  cross join lateral (
-    select * from snapshots x where x.site_id = s.id order by x.fetched_at desc, x.id desc limit 1
-  ) l`);
+  join site_state st on st.site_id = s.id
+  join snapshots n on n.site_id = st.site_id and n.run_at = st.run_at and n.run_id = st.run_id
+  left join bodies b on b.id = n.body_id`);
+
+/**
+ * Every fetch attempt, as one table: the retried ones (`failed_attempts`) and each night's final
+ * one (`snapshots`), with the requested URL (R-1), the headers and the body's hash and size.
+ */
+export const fetchAttemptsView = pgView('fetch_attempts', {
+  siteId: integer('site_id').notNull(),
+  runId: integer('run_id').notNull(),
+  attempt: smallint('attempt').notNull(),
+  final: boolean('final').notNull(),
+  startedAt: timestamptz('started_at').notNull(),
+  durationMs: integer('duration_ms').notNull(),
+  outcome: fetchOutcome('outcome').notNull(),
+  status: smallint('status'),
+  errorCode: text('error_code'),
+  errorMessage: text('error_message'),
+  requestedUrl: text('requested_url').notNull(),
+  finalUrl: text('final_url').notNull(),
+  hops: jsonb('hops').$type<RedirectHop[]>(),
+  remoteAddress: text('remote_address'),
+  bodySha256: bytea('body_sha256'),
+  bodyBytes: integer('body_bytes').notNull(),
+  fullSize: integer('full_size'),
+  truncated: boolean('truncated').notNull(),
+  cacheLifetimeSeconds: integer('cache_lifetime_seconds'),
+  contentType: text('content_type'),
+  contentEncoding: text('content_encoding'),
+  cacheControl: text('cache_control'),
+  expires: text('expires'),
+  age: text('age'),
+  retryAfter: text('retry_after'),
+  lastModified: text('last_modified'),
+  etag: text('etag'),
+}).as(sql`
+  select a.site_id, a.run_id, a.attempt, a.final, a.started_at, a.duration_ms, a.outcome, a.status, a.error_code, a.error_message,
+         s.origin || '/robots.txt' as requested_url, coalesce(r.final_url, s.origin || '/robots.txt') as final_url, r.hops,
+         r.remote_address, b.sha256 as body_sha256, coalesce(b.size, 0) as body_bytes,
+         case when a.truncated then a.full_size else coalesce(a.full_size, b.size) end as full_size, a.truncated,
+         a.cache_lifetime_seconds, r.content_type, r.content_encoding, r.cache_control, r.expires, r.age, r.retry_after,
+         r.last_modified, r.etag
+  from (
+    select site_id, run_id, attempt, false as final, started_at, duration_ms, outcome, status, error_code, error_message,
+           response_id, null::integer as body_id, full_size, false as truncated, null::integer as cache_lifetime_seconds
+    from failed_attempts
+    union all
+    select site_id, run_id, attempts, true, fetched_at, duration_ms, outcome, status, error_code, error_message,
+           response_id, body_id, full_size, truncated, cache_lifetime_seconds
+    from snapshots
+  ) a
+  join sites s on s.id = a.site_id
+  left join responses r on r.id = a.response_id
+  left join bodies b on b.id = a.body_id`);
 
 // --- issue 4: nightly diffs, verdicts, alerts ------------------------------------------------
 
 /**
- * What changed in a site's snapshot against its previous one; a row only when something did
- * (or the site is seen for the first time). `kinds`: 'first_seen', 'raw', 'rules',
- * 'comments_only', 'sitemaps', 'records', 'outcome', 'policy', 'fallback_started', 'fallback_ended'.
+ * What changed in a site's night against its previous one; a row only when something did (or
+ * the site is seen for the first time). `kinds`: 'first_seen', 'raw', 'rules', 'comments_only',
+ * 'sitemaps', 'records', 'outcome', 'policy', 'fallback_started', 'fallback_ended'. One per
+ * (site, run), written in the transaction that stores the night.
  */
 export const snapshotChanges = pgTable(
   'snapshot_changes',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    snapshotId: bigint('snapshot_id', { mode: 'number' })
-      .notNull()
-      .unique()
-      .references(() => snapshots.id, { onDelete: 'cascade' }),
-    /** The snapshot compared against; NULL for first_seen. Same site; not a foreign key (see top). */
-    previousSnapshotId: bigint('previous_snapshot_id', { mode: 'number' }),
     runId: integer('run_id')
       .notNull()
       .references(() => auditRuns.id),
     siteId: integer('site_id')
       .notNull()
       .references(() => sites.id, { onDelete: 'cascade' }),
+    /** The run of the night compared against; NULL for first_seen. */
+    previousRunId: integer('previous_run_id'),
     outcomeFrom: fetchOutcome('outcome_from'),
     outcomeTo: fetchOutcome('outcome_to').notNull(),
     policyFrom: effectivePolicy('policy_from'),
@@ -333,7 +535,7 @@ export const snapshotChanges = pgTable(
     ruleDiff: jsonb('rule_diff'),
     createdAt: createdAt(),
   },
-  (t) => [index('snapshot_changes_run_idx').on(t.runId), index('snapshot_changes_site_idx').on(t.siteId, t.runId)],
+  (t) => [index('snapshot_changes_run_idx').on(t.runId), uniqueIndex('snapshot_changes_site_run_key').on(t.siteId, t.runId)],
 );
 
 /**
@@ -346,8 +548,12 @@ export const userAgents = pgTable(
   {
     id: serial('id').primaryKey(),
     token: text('token').notNull(),
-    /** 'search', 'ai', 'seo', 'social', 'other'. */
+    /** 'search', 'ai', 'seo', 'social', 'other' (what alerts use). */
     family: text('family'),
+    /** The crawler catalogue (src/crawlers): 'search', 'ai-training', 'ai-search', 'ai-assistant', 'seo', 'archive', 'other'. */
+    category: text('category'),
+    /** Who runs the crawler, from the catalogue. */
+    operator: text('operator'),
     isDefault: boolean('is_default').notNull().default(true),
     createdAt: createdAt(),
   },
@@ -382,35 +588,45 @@ export const trackedUrls = pgTable(
 );
 
 /**
- * One verdict per tracked URL x agent x run: 4 fixed-width columns and a nullable line number.
- * The deciding rule's line is kept; its kind and pattern are recoverable from the policy
- * snapshot's body and are stored only where they matter, on `verdict_flips`. The key leads with
- * `tracked_url_id`: a URL's history and the cascade from `tracked_urls` use it, and the diff
- * worker looks verdicts up by (tracked URL, run).
+ * Verdicts as validity spans: one row per tracked URL x agent for each stretch of nights over
+ * which its verdict (allowed, deciding line) stayed the same. A night that changes nothing writes
+ * nothing; a flip closes the open span (`to_run_id`, `valid_to`) and opens a new one. "The
+ * verdict on night N" is the span with `valid_from <= N < valid_to` (`valid_to` NULL: still
+ * holds); "now" is the open span, at most one per URL x agent (partial unique index). The key
+ * leads with `tracked_url_id`: a URL's history and the cascade from `tracked_urls` use it.
+ * `valid_from` / `valid_to` are run clocks (audit_runs.run_at) of the nights that opened and
+ * closed the span.
  */
 export const verdicts = pgTable(
   'verdicts',
   {
+    validFrom: timestamptz('valid_from').notNull(),
+    validTo: timestamptz('valid_to'),
     trackedUrlId: integer('tracked_url_id')
       .notNull()
       .references(() => trackedUrls.id, { onDelete: 'cascade' }),
-    runId: integer('run_id')
-      .notNull()
-      .references(() => auditRuns.id),
     userAgentId: integer('user_agent_id')
       .notNull()
       .references(() => userAgents.id),
-    /** The deciding rule's line in the policy snapshot's body; NULL: no rule matched. */
+    /** The run of the first night of the span. */
+    fromRunId: integer('from_run_id').notNull(),
+    /** The run of the first night it no longer held; NULL while it holds. */
+    toRunId: integer('to_run_id'),
+    /** The deciding rule's line in the policy's body; NULL: no rule matched. */
     ruleLine: integer('rule_line'),
     allowed: boolean('allowed').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.trackedUrlId, t.runId, t.userAgentId] })],
+  (t) => [
+    primaryKey({ name: 'verdicts_pkey', columns: [t.trackedUrlId, t.userAgentId, t.validFrom, t.fromRunId] }),
+    uniqueIndex('verdicts_open_key').on(t.trackedUrlId, t.userAgentId).where(sql`${t.toRunId} is null`),
+    // "Which sites block GPTBot now": the open spans of one agent, without reading the others.
+    index('verdicts_open_agent_idx').on(t.userAgentId, t.allowed).where(sql`${t.toRunId} is null`),
+  ],
 );
 
 /**
- * The verdicts under every site's latest snapshot (site_latest), once it is diffed: each tracked
- * URL x agent, allowed or not and the deciding line, for "what is blocked right now" reports.
- * Each row is a primary-key lookup in `verdicts` from the site's latest run.
+ * The verdicts under every site's latest night: each tracked URL x agent still evaluated,
+ * allowed or not and the deciding line, for "what is blocked right now" reports. The open spans.
  */
 export const verdictLatest = pgView('verdict_latest', {
   siteId: integer('site_id').notNull(),
@@ -422,16 +638,47 @@ export const verdictLatest = pgView('verdict_latest', {
   token: text('token').notNull(),
   family: text('family'),
   runId: integer('run_id').notNull(),
-  fetchedAt: timestamptz('fetched_at').notNull(),
+  runAt: timestamptz('run_at').notNull(),
   policy: effectivePolicy('policy').notNull(),
   allowed: boolean('allowed').notNull(),
   ruleLine: integer('rule_line'),
+  since: timestamptz('since').notNull(),
+  sinceRunId: integer('since_run_id').notNull(),
 }).as(sql`
-  select l.site_id, l.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
-         l.run_id, l.fetched_at, l.policy, v.allowed, v.rule_line
-  from site_latest l
-  join tracked_urls t on t.site_id = l.site_id
-  join verdicts v on v.tracked_url_id = t.id and v.run_id = l.run_id
+  select st.site_id, s.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
+         st.run_id, st.run_at, st.policy, v.allowed, v.rule_line, v.valid_from as since, v.from_run_id as since_run_id
+  from site_state st
+  join sites s on s.id = st.site_id
+  join tracked_urls t on t.site_id = st.site_id
+  join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null
+  join user_agents a on a.id = v.user_agent_id`);
+
+/**
+ * Every verdict span with its site, URL and agent: the verdicts of any night, for reports
+ * ("the verdict of URL X for agent Y on night N": `valid_from <= N and (valid_to is null or
+ * valid_to > N)`).
+ */
+export const verdictHistory = pgView('verdict_history', {
+  siteId: integer('site_id').notNull(),
+  origin: text('origin').notNull(),
+  trackedUrlId: integer('tracked_url_id').notNull(),
+  url: text('url').notNull(),
+  isRoot: boolean('is_root').notNull(),
+  userAgentId: integer('user_agent_id').notNull(),
+  token: text('token').notNull(),
+  family: text('family'),
+  validFrom: timestamptz('valid_from').notNull(),
+  validTo: timestamptz('valid_to'),
+  fromRunId: integer('from_run_id').notNull(),
+  toRunId: integer('to_run_id'),
+  allowed: boolean('allowed').notNull(),
+  ruleLine: integer('rule_line'),
+}).as(sql`
+  select t.site_id, s.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
+         v.valid_from, v.valid_to, v.from_run_id, v.to_run_id, v.allowed, v.rule_line
+  from verdicts v
+  join tracked_urls t on t.id = v.tracked_url_id
+  join sites s on s.id = t.site_id
   join user_agents a on a.id = v.user_agent_id`);
 
 /**
@@ -539,3 +786,105 @@ export const alertDeliveries = pgTable(
   },
   (t) => [index('alert_deliveries_channel_idx').on(t.channelId, t.status), index('alert_deliveries_alert_idx').on(t.alertId)],
 );
+
+// --- issue 10: reporting views ----------------------------------------------------------------
+
+/**
+ * Every site with nights, as it stands now: its latest night's outcome, policy and reason, since
+ * when that outcome and policy hold, the failed nights in a row and the days unreachable, the
+ * fetched body's size and lint counts, and the night of its last change.
+ */
+export const siteStatus = pgView('site_status', {
+  siteId: integer('site_id').notNull(),
+  origin: text('origin').notNull(),
+  enabled: boolean('enabled').notNull(),
+  portfolios: text('portfolios').array().notNull(),
+  runId: integer('run_id').notNull(),
+  checkedAt: timestamptz('checked_at').notNull(),
+  outcome: fetchOutcome('outcome').notNull(),
+  status: smallint('status'),
+  policy: effectivePolicy('policy').notNull(),
+  policyReason: text('policy_reason').notNull(),
+  policySince: timestamptz('policy_since'),
+  failedNights: integer('failed_nights').notNull(),
+  unreachableSince: timestamptz('unreachable_since'),
+  daysUnreachable: integer('days_unreachable'),
+  bodyBytes: integer('body_bytes').notNull(),
+  truncated: boolean('truncated').notNull(),
+  groups: smallint('groups'),
+  rules: integer('rules'),
+  sitemaps: smallint('sitemaps'),
+  lintErrors: smallint('lint_errors'),
+  lintWarnings: smallint('lint_warnings'),
+  lintInfos: smallint('lint_infos'),
+  lastChangeRunId: integer('last_change_run_id'),
+  lastChangeAt: timestamptz('last_change_at'),
+}).existing();
+
+/** The rules in force on every site now (its rules body's), one row per allow/disallow line. */
+export const currentRules = pgView('current_rules', {
+  siteId: integer('site_id').notNull(),
+  origin: text('origin').notNull(),
+  policyReason: text('policy_reason').notNull(),
+  groupNo: smallint('group_no').notNull(),
+  userAgents: text('user_agents').array().notNull(),
+  kind: text('kind').notNull(),
+  value: text('value').notNull(),
+  pattern: text('pattern').notNull(),
+  line: integer('line').notNull(),
+}).existing();
+
+/** Changes, verdict flips and alerts of every site in one timeline. */
+export const changeLog = pgView('change_log', {
+  at: timestamptz('at').notNull(),
+  runId: integer('run_id').notNull(),
+  siteId: integer('site_id').notNull(),
+  origin: text('origin').notNull(),
+  event: text('event').notNull(),
+  kind: text('kind').notNull(),
+  severity: alertSeverity('severity'),
+  url: text('url'),
+  agent: text('agent'),
+  allowed: boolean('allowed'),
+  detail: text('detail'),
+}).existing();
+
+/** Every site x AI crawler of the catalogue: may it fetch the root now, since which night, and the file's Content-Signal lines. */
+export const aiAccess = pgView('ai_access', {
+  siteId: integer('site_id').notNull(),
+  origin: text('origin').notNull(),
+  userAgentId: integer('user_agent_id').notNull(),
+  token: text('token').notNull(),
+  category: text('category').notNull(),
+  operator: text('operator'),
+  allowed: boolean('allowed').notNull(),
+  sinceRunId: integer('since_run_id'),
+  since: timestamptz('since'),
+  contentSignals: text('content_signals').array().notNull(),
+}).existing();
+
+/** One row per run: its clock, duration, sites done / skipped / failed, outcomes, changes, flips, alerts. */
+export const runSummary = pgView('run_summary', {
+  runId: integer('run_id').notNull(),
+  runKey: text('run_key').notNull(),
+  trigger: runTrigger('trigger').notNull(),
+  status: runStatus('status').notNull(),
+  portfolio: text('portfolio'),
+  runAt: timestamptz('run_at').notNull(),
+  startedAt: timestamptz('started_at'),
+  finishedAt: timestamptz('finished_at'),
+  seconds: integer('seconds'),
+  sitesTotal: integer('sites_total').notNull(),
+  sitesDone: integer('sites_done').notNull(),
+  sitesSkipped: integer('sites_skipped').notNull(),
+  sitesFailed: integer('sites_failed').notNull(),
+  ok: integer('ok').notNull(),
+  unavailable: integer('unavailable').notNull(),
+  rateLimited: integer('rate_limited').notNull(),
+  serverError: integer('server_error').notNull(),
+  networkError: integer('network_error').notNull(),
+  redirectLimit: integer('redirect_limit').notNull(),
+  changes: integer('changes').notNull(),
+  flips: integer('flips').notNull(),
+  alerts: integer('alerts').notNull(),
+}).existing();

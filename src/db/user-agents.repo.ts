@@ -8,6 +8,7 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { agentFamilyOf } from './agent-families.js';
+import { familyOfCategory, findCrawler } from '../crawlers/index.js';
 import { userAgents } from './schema.js';
 
 export type UserAgent = typeof userAgents.$inferSelect;
@@ -58,12 +59,17 @@ export function createUserAgentsRepo(db: Executor) {
     return found;
   }
 
-  /** Inserts the tokens that have no row yet (any case), with `isDefault` and their known family. */
+  /** Inserts the tokens that have no row yet (any case), with `isDefault`, their known family and what the catalogue says of them. */
   async function insertMissing(tx: Executor, tokens: readonly string[], isDefault: boolean): Promise<void> {
     if (tokens.length === 0) return;
     await tx
       .insert(userAgents)
-      .values(tokens.map((token) => ({ token, family: agentFamilyOf(token), isDefault })))
+      .values(
+        tokens.map((token) => {
+          const known = findCrawler(token);
+          return { token, family: agentFamilyOf(token) ?? (known ? familyOfCategory(known.category) : null), category: known?.category ?? null, operator: known?.operator ?? null, isDefault };
+        }),
+      )
       .onConflictDoNothing();
   }
 

@@ -1,59 +1,41 @@
 /**
- * The demo's web: one node:http server on 127.0.0.1 answering /robots.txt for every demo host
- * (the Host header picks the site) as of the current night, and a webhook receiver that checks
- * Standard Webhooks signatures and prints what it gets.
+ * The demo's web: one node:http server on 127.0.0.1 that answers for every demo host (the Host
+ * header picks it) as of the current night. Nothing else: the webhook receiver is a server of
+ * its own (webhook-receiver.ts), as a customer's endpoint would be.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook } from '../http/standard-webhooks.js';
-import type { DemoSite } from './demo-sites.js';
+import type { DemoHost } from './demo-sites.js';
 
 export interface DemoWeb {
   port: number;
-  setNight(index: number): void;
-  /** Alerts received by the webhook receiver, as `[severity] title` lines. */
-  received: string[];
+  /** `http://<host>:<port>`: what the demo adds as a site. */
+  origin(host: string): string;
+  setNight(night: Date): void;
   close(): Promise<void>;
 }
 
-export async function startDemoWeb(sites: readonly DemoSite[], secret: string, onAlert: (line: string) => void): Promise<DemoWeb> {
-  let night = 0;
-  const received: string[] = [];
-  const byHost = new Map(sites.map((s) => [s.host, s]));
+export async function startDemoWeb(hosts: readonly DemoHost[]): Promise<DemoWeb> {
+  let night: Date | null = null;
+  let port = 0;
+  const byHost = new Map(hosts.map((h) => [h.host, h]));
+  const origin = (host: string) => `http://${host}:${port}`;
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const host = (req.headers.host ?? '').split(':')[0] ?? '';
-      if (req.method === 'POST' && req.url === '/webhook') {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const verdict = verifyWebhook({ headers: req.headers, body, nowSeconds: Math.floor(Date.now() / 1000) }, secret);
-        if (!verdict.ok) {
-          res.writeHead(401).end();
-          onAlert(`webhook REJECTED (bad signature)`);
-          return;
-        }
-        const payload = JSON.parse(body) as { data?: { severity?: string; title?: string } };
-        const line = `[${payload.data?.severity ?? '?'}] ${payload.data?.title ?? ''}`;
-        received.push(line);
-        onAlert(`webhook received ${line}`);
-        res.writeHead(204).end();
-        return;
-      }
-      const site = byHost.get(host);
-      const reply = site?.nights[night];
-      if (!site || !reply || req.url !== '/robots.txt') {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-        return;
-      }
-      res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
-    });
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    const site = byHost.get(host);
+    const reply = site && night ? site.serve(night, req.url ?? '/', (h, path) => `${origin(h)}${path}`) : null;
+    if (!reply) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
   return {
-    port: (server.address() as AddressInfo).port,
-    setNight: (index) => void (night = index),
-    received,
+    port,
+    origin,
+    setNight: (next) => void (night = next),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -7,6 +7,8 @@
  *
  * It also remembers, per origin, the address its last connection reached, so that a result can
  * say where the bytes came from. With one request at a time per host (HostGate) that is exact.
+ * An entry is handed out once and forgotten; at most REMOTE_ADDRESS_MEMORY are kept (the oldest
+ * go first), so a night over 100,000 origins does not grow the map.
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -30,11 +32,14 @@ export interface FetchDispatcherOptions {
 
 export interface FetchDispatcher {
   readonly agent: Agent;
-  /** The remote address of the last connection to the URL's scheme, host and port, if any. */
+  /** The remote address of the last connection to the URL's scheme, host and port, if any (once). */
   remoteAddress(url: URL): string | null;
   /** Closes every connection now (in-flight requests fail). */
   close(): Promise<void>;
 }
+
+/** Connections whose address was not asked for yet (refused before an answer, say) kept at most. */
+export const REMOTE_ADDRESS_MEMORY = 4096;
 
 function defaultPort(protocol: string): string {
   return protocol === 'https:' ? '443' : '80';
@@ -77,15 +82,23 @@ export function createFetchDispatcher(options: FetchDispatcherOptions): FetchDis
         callback(new SsrfBlockedError(opts.hostname, reached ?? 'unknown address', verdict?.reason ?? 'peer address unknown'), null);
         return;
       }
-      remoteAddresses.set(connectionKey(opts.protocol, opts.hostname, opts.port), reached);
+      const key = connectionKey(opts.protocol, opts.hostname, opts.port);
+      remoteAddresses.delete(key);
+      remoteAddresses.set(key, reached);
+      if (remoteAddresses.size > REMOTE_ADDRESS_MEMORY) remoteAddresses.delete(remoteAddresses.keys().next().value!);
       callback(null, socket);
     });
   };
 
-  const agent = new Agent({ connect });
+  const agent = new Agent({ connect, connections: 1 });
   return {
     agent,
-    remoteAddress: (url) => remoteAddresses.get(connectionKey(url.protocol, url.hostname, url.port)) ?? null,
+    remoteAddress(url) {
+      const key = connectionKey(url.protocol, url.hostname, url.port);
+      const address = remoteAddresses.get(key) ?? null;
+      remoteAddresses.delete(key);
+      return address;
+    },
     close: () => agent.destroy(),
   };
 }

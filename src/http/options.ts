@@ -32,6 +32,11 @@ export interface FetchOptions {
   /** The clock for startedAt, Retry-After dates and cache expiry. */
   now: () => Date;
   /**
+   * Aborts the fetch from outside (a job handing a slow site over to another): it then ends as a
+   * network_error with code ABORTED, which callers that aborted it do not record.
+   */
+  signal?: AbortSignal;
+  /**
    * A guarded dispatcher to reuse across fetches (from createFetchDispatcher). When given, its
    * own connectTimeoutMs, allowNetworks and resolvePins apply, not the ones above. When absent,
    * each fetch builds one from these options and closes it at the end.
@@ -69,11 +74,17 @@ export function defaultFetchOptions(): FetchOptions {
 const POSITIVE = ['maxBodyBytes', 'maxDecodedBytes', 'connectTimeoutMs', 'headersTimeoutMs', 'bodyTimeoutMs', 'totalTimeoutMs'] as const;
 const NON_NEGATIVE = ['maxRedirects', 'defaultCacheSeconds'] as const;
 
+/** Marks options resolveFetchOptions already filled and checked (copied along by `{ ...options }`). */
+const RESOLVED = Symbol('resolved fetch options');
+
 /**
  * Fills the options left out (or undefined) from the defaults and checks the numbers. A bad
- * number is a programming error and throws a RangeError.
+ * number is a programming error and throws a RangeError. Options it returned (or copies of them
+ * with another `signal` or `dispatcher`) pass straight through: a worker resolves its options
+ * once, not at every fetch.
  */
 export function resolveFetchOptions(options: Partial<FetchOptions> = {}): FetchOptions {
+  if ((options as { [RESOLVED]?: true })[RESOLVED]) return options as FetchOptions;
   const resolved = defaultFetchOptions();
   for (const [key, value] of Object.entries(options) as [keyof FetchOptions, unknown][]) {
     if (value !== undefined) Object.assign(resolved, { [key]: value });
@@ -84,5 +95,5 @@ export function resolveFetchOptions(options: Partial<FetchOptions> = {}): FetchO
   for (const key of NON_NEGATIVE) {
     if (!Number.isSafeInteger(resolved[key]) || resolved[key] < 0) throw new RangeError(`fetch option ${key} must be a non-negative integer`);
   }
-  return resolved;
+  return Object.assign(resolved, { [RESOLVED]: true as const });
 }

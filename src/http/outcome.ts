@@ -46,6 +46,8 @@ export const FetchErrorCode = {
   REDIRECT_LOOP: 'REDIRECT_LOOP',
   /** R-11: more redirects than maxRedirects (`redirect_limit`). */
   TOO_MANY_REDIRECTS: 'TOO_MANY_REDIRECTS',
+  /** The caller aborted the fetch (FetchOptions.signal). */
+  ABORTED: 'ABORTED',
   /** An error that carried no code of its own. */
   UNKNOWN: 'UNKNOWN',
 } as const;

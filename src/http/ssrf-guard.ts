@@ -158,17 +158,31 @@ export function createSsrfGuard(allowNetworks: readonly string[] = []): SsrfGuar
     }
     return null;
   };
+  const decide = (text: string): AddressVerdict => {
+    const address = parseAddress(text);
+    if (!address) return { allowed: false, address: text, range: 'invalid', reason: 'not an IP address' };
+    const verdict = classifyAddress(address);
+    if (verdict.allowed) return verdict;
+    const inner = address.kind() === 'ipv6' ? embeddedIPv4(address as IPv6) : null;
+    const exception = allowedBy(address) ?? (inner ? allowedBy(inner) : null);
+    if (exception) return { ...verdict, allowed: true, reason: `${verdict.reason}; allowed by ${exception}` };
+    return verdict;
+  };
+  // Every connection is judged twice (its lookup, then the address reached), and many hosts share
+  // addresses (CDNs): verdicts are remembered per address text, the oldest forgotten first.
+  const remembered = new Map<string, AddressVerdict>();
   return {
     allowNetworks: networks.map(([net, bits]) => `${net.toString()}/${bits}`),
     check(text: string): AddressVerdict {
-      const address = parseAddress(text);
-      if (!address) return { allowed: false, address: text, range: 'invalid', reason: 'not an IP address' };
-      const verdict = classifyAddress(address);
-      if (verdict.allowed) return verdict;
-      const inner = address.kind() === 'ipv6' ? embeddedIPv4(address as IPv6) : null;
-      const exception = allowedBy(address) ?? (inner ? allowedBy(inner) : null);
-      if (exception) return { ...verdict, allowed: true, reason: `${verdict.reason}; allowed by ${exception}` };
+      const known = remembered.get(text);
+      if (known) return known;
+      const verdict = decide(text);
+      remembered.set(text, verdict);
+      if (remembered.size > REMEMBERED_VERDICTS) remembered.delete(remembered.keys().next().value!);
       return verdict;
     },
   };
 }
+
+/** Address verdicts a guard remembers (a few hundred kilobytes at most). */
+export const REMEMBERED_VERDICTS = 4096;

@@ -5,10 +5,10 @@
 import { z } from 'zod';
 
 export const QUEUES = {
-  /** Fetch one site's robots.txt for one run and store its snapshot. */
+  /** A batch of sites of one run: each site's fetch and night, in one pass. */
   fetch: 'fetch',
-  /** Compare a stored snapshot with the site's previous one; verdicts, flips, alerts. */
-  diff: 'diff',
+  /** One site of one run: a retry after a 5xx or network failure, or a site a batch handed over. */
+  site: 'site',
   /** Deliver one alert (or one run digest) to one channel. */
   alerts: 'alerts',
   /** Runs started by the nightly job scheduler. */
@@ -16,19 +16,22 @@ export const QUEUES = {
 } as const;
 
 export const JOBS = {
+  fetchSites: 'fetch-sites',
   fetchSite: 'fetch-site',
-  diffSite: 'diff-site',
   deliverAlert: 'deliver-alert',
   startRun: 'start-run',
 } as const;
 
 const id = z.number().int().positive();
 
+/** Sites of a batch, at most this many (ROBOTS_AUDIT_BATCH_SIZE is capped by it). */
+export const MAX_BATCH_SITES = 10_000;
+
+export const fetchSitesPayload = z.object({ runId: id, batch: z.number().int().min(0), siteIds: z.array(id).min(1).max(MAX_BATCH_SITES) });
+export type FetchSitesPayload = z.infer<typeof fetchSitesPayload>;
+
 export const fetchSitePayload = z.object({ runId: id, siteId: id });
 export type FetchSitePayload = z.infer<typeof fetchSitePayload>;
-
-export const diffSitePayload = z.object({ runId: id, siteId: id });
-export type DiffSitePayload = z.infer<typeof diffSitePayload>;
 
 export const deliverAlertPayload = z.object({ deliveryId: id });
 export type DeliverAlertPayload = z.infer<typeof deliverAlertPayload>;
@@ -36,6 +39,11 @@ export type DeliverAlertPayload = z.infer<typeof deliverAlertPayload>;
 export const startRunPayload = z.object({
   /** Restrict the run to one portfolio (by name); null: every enabled site. */
   portfolio: z.string().min(1).nullable().default(null),
+  /**
+   * What one run covers: a night (the nightly schedule: a second firing the same night is the
+   * same run), or one firing (a portfolio's own schedule, which may fire every few minutes).
+   */
+  runPer: z.enum(['night', 'firing']).default('night'),
 });
 export type StartRunPayload = z.infer<typeof startRunPayload>;
 
@@ -44,7 +52,7 @@ export type StartRunPayload = z.infer<typeof startRunPayload>;
  * as a key separator). Adding a job whose id exists is a no-op, so a second enqueue adds nothing.
  */
 export const jobIds = {
-  fetchSite: (p: FetchSitePayload) => `fetch-r${p.runId}-s${p.siteId}`,
-  diffSite: (p: DiffSitePayload) => `diff-r${p.runId}-s${p.siteId}`,
+  fetchSites: (p: Pick<FetchSitesPayload, 'runId' | 'batch'>) => `batch-r${p.runId}-b${p.batch}`,
+  fetchSite: (p: FetchSitePayload) => `site-r${p.runId}-s${p.siteId}`,
   deliverAlert: (p: DeliverAlertPayload) => `deliver-d${p.deliveryId}`,
 } as const;

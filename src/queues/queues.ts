@@ -19,22 +19,26 @@ export const ALERT_DELIVERY_ATTEMPTS = 8;
 /** Default base of that backoff; ROBOTS_AUDIT_ALERT_BACKOFF_MS (src/config/env.ts) overrides it. */
 export const ALERT_DELIVERY_BACKOFF_MS = 2_000;
 
-/** Infrastructure failures (Postgres down, ...) in a diff job are retried this often. */
-export const DIFF_ATTEMPTS = 10;
+/** Infrastructure failures (Postgres down, ...) in a batch job are retried this often (5 s, 10 s, ... 21 min by default). */
+export const BATCH_ATTEMPTS = 10;
 
 export interface Queues {
+  /** Batches of sites. */
   fetch: Queue;
-  diff: Queue;
+  /** One site each. */
+  site: Queue;
   alerts: Queue;
   runs: Queue;
   close(): Promise<void>;
 }
 
 export interface QueueSettings {
-  /** Attempts of a fetch job: the retry schedule's attempts plus a margin for infrastructure failures. */
-  fetchAttempts: number;
+  /** Attempts of a site job: the retry schedule's attempts plus a margin for infrastructure failures. */
+  siteAttempts: number;
   /** Base delay of the delivery backoff, milliseconds (default `ALERT_DELIVERY_BACKOFF_MS`). */
   alertBackoffMs?: number;
+  /** Base delay of a batch job's backoff after an infrastructure failure, milliseconds. */
+  jobBackoffMs: number;
 }
 
 export function createQueues(connection: Redis, prefix: string, settings: QueueSettings): Queues {
@@ -43,9 +47,9 @@ export function createQueues(connection: Redis, prefix: string, settings: QueueS
     prefix,
     defaultJobOptions: { removeOnComplete: RETENTION.completed, removeOnFail: RETENTION.failed, ...defaultJobOptions },
   });
+  const fetch = new Queue(QUEUES.fetch, base({ attempts: BATCH_ATTEMPTS, backoff: { type: 'exponential', delay: settings.jobBackoffMs } }));
   // 'custom': the worker's backoff strategy takes the delay from the retry schedule (R-13).
-  const fetch = new Queue(QUEUES.fetch, base({ attempts: settings.fetchAttempts, backoff: { type: 'custom' } }));
-  const diff = new Queue(QUEUES.diff, base({ attempts: DIFF_ATTEMPTS, backoff: { type: 'exponential', delay: 1_000 } }));
+  const site = new Queue(QUEUES.site, base({ attempts: settings.siteAttempts, backoff: { type: 'custom' } }));
   const alerts = new Queue(
     QUEUES.alerts,
     base({ attempts: ALERT_DELIVERY_ATTEMPTS, backoff: { type: 'exponential', delay: settings.alertBackoffMs ?? ALERT_DELIVERY_BACKOFF_MS } }),
@@ -53,11 +57,11 @@ export function createQueues(connection: Redis, prefix: string, settings: QueueS
   const runs = new Queue(QUEUES.runs, base({ attempts: 5, backoff: { type: 'exponential', delay: 5_000 } }));
   return {
     fetch,
-    diff,
+    site,
     alerts,
     runs,
     async close() {
-      await Promise.all([fetch.close(), diff.close(), alerts.close(), runs.close()]);
+      await Promise.all([fetch.close(), site.close(), alerts.close(), runs.close()]);
     },
   };
 }

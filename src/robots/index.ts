@@ -13,4 +13,7 @@ export type { CompiledPattern, CompiledRule } from './match.js';
 export { escapePattern } from './encoding.js';
 export { agentToken, isValidUserAgentToObey, GLOBAL_AGENT } from './user-agent.js';
 export { explainCheck } from './explain.js';
+export { starRuleGaps } from './star-rule-gaps.js';
+export type { StarRuleGap } from './star-rule-gaps.js';
 export { CRAWLER_PRODUCT_TOKENS, followedAgent } from './crawlers.js';
+export { ENGINE_VERSION } from './engine-version.js';

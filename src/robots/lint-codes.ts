@@ -25,6 +25,10 @@ export const LINT_CODES = {
   'path-not-anchored': { severity: 'warning', description: 'A rule path that starts with neither `/` nor `*`; Google never matches it (R-51, C6).' },
   'conflicting-rule': { severity: 'warning', description: 'The same pattern is both allowed and disallowed for one agent; the allow wins (T22, C31).' },
   'disallow-all': { severity: 'warning', description: 'The `*` group disallows the whole site.' },
+  'star-rule-not-inherited': {
+    severity: 'warning',
+    description: 'A path the `*` group disallows that a group naming a crawler does not block: a crawler obeys only the group that names it, nothing of `*` is inherited (R-40, T26).',
+  },
   'agent-name-truncated': { severity: 'warning', description: 'A user-agent value Google cuts to a shorter name (Googlebot/2.1 -> googlebot, Foo Bar -> foo) (T16, C9, C10).' },
   'empty-user-agent': { severity: 'warning', description: 'An empty user-agent value; the group applies to no real crawler (C11).' },
   'sitemap-not-absolute': { severity: 'warning', description: 'A sitemap that is not an absolute http(s) URL (R-58).' },

@@ -12,7 +12,9 @@ import type { RobotsTxt } from './parse.js';
 import type { ScannedLine, ScanSummary } from './scan.js';
 import { MAX_LINE_BYTES, scanRobotsTxt } from './scan.js';
 import { getPathParamsQuery } from './match.js';
-import type { Diagnostic } from './types.js';
+import { MAX_STAR_RULE_GAPS, MAX_STAR_RULE_VERDICTS, starRuleGaps } from './star-rule-gaps.js';
+import type { StarRuleGap } from './star-rule-gaps.js';
+import type { Diagnostic, Rule, UserAgentLine } from './types.js';
 import { GLOBAL_AGENT, agentToken } from './user-agent.js';
 
 /** R-18: Google reads the first 500 KiB of a robots.txt and ignores the rest. */
@@ -256,6 +258,50 @@ function groupChecks(robots: RobotsTxt, add: Add): void {
       );
     }
   }
+  starGapChecks(robots, add);
+}
+
+/** R-40, T26: a named group replaces `*` for its crawlers; report what `*` blocks and it does not. */
+function starGapChecks(robots: RobotsTxt, add: Add): void {
+  const { gaps, complete } = starRuleGaps(robots);
+  const crawlers = new Map<readonly string[], string>();
+  for (const gap of gaps) {
+    // The gaps of one group share their tokens: name them once.
+    let who = crawlers.get(gap.tokens);
+    if (who === undefined) crawlers.set(gap.tokens, (who = crawlerNames(robots, gap.tokens)));
+    add(gap.starLine, 'star-rule-not-inherited', starGapMessage(gap, who));
+  }
+  if (!complete) {
+    const line = gaps[gaps.length - 1]?.starLine ?? (robots.rulesFor(GLOBAL_AGENT)[0] as Rule).line;
+    add(
+      line,
+      'star-rule-not-inherited',
+      `The check for "*" rules that named groups leave open stopped here: it reports at most ${MAX_STAR_RULE_GAPS} paths and compares at most ${MAX_STAR_RULE_VERDICTS} path and group pairs, and this file has more. Paths further down may be open too.`,
+    );
+  }
+}
+
+/** Crawlers named in one message, at most; the rest are counted. */
+const NAMES_SHOWN = 3;
+
+/** The crawlers of a gap as their first user-agent lines write them (`GPTBot`, not `gptbot`; T16 cuts the rest). */
+function crawlerNames(robots: RobotsTxt, tokens: readonly string[]): string {
+  const names = tokens.map((token) => (robots.select(token)?.userAgents[0] as UserAgentLine).value.slice(0, token.length));
+  return names.length > NAMES_SHOWN ? `${names.slice(0, NAMES_SHOWN).join(', ')} and ${names.length - NAMES_SHOWN} more` : listed(names);
+}
+
+function starGapMessage(gap: StarRuleGap, who: string): string {
+  const one = gap.tokens.length === 1;
+  const path = quote(gap.path);
+  return (
+    `"Disallow: ${path}" in the "*" group does not apply to ${who}, which ${one ? 'has a group of its' : 'have a group of their'} own (user-agent line ${gap.groupLine}): ` +
+    `a crawler obeys only the group that names it (R-40, T26), and that group does not block all of "${path}". Repeat the rule there if ${one ? 'this crawler' : 'these crawlers'} should stay out too.`
+  );
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length === 1 ? (names[0] as string) : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /** A pattern that matches every path: only `*`s and at most one `/`, maybe `*$` at the end (`/`, `/*`, `*`, `/*$`). */

@@ -80,11 +80,13 @@ export function createAlertDeliveryService(deps: AlertDeliveryDeps) {
     if (result.retryable) {
       await deps.store.markAttemptFailed(job.id, error, result.status);
       log.warn({ status: result.status, error }, 'alert delivery failed, will retry');
-      throw new Error(`delivery ${job.id} to ${job.channel.url} failed: ${error}`);
+      // The channel by id, never by URL: a Slack URL is its secret, and this message is kept
+      // with the failed job in Redis, shown by `stats` and logged.
+      throw new Error(`delivery ${job.id} to channel ${job.channel.id} failed: ${error}`);
     }
     await deps.store.markFailed(job.id, error, result.status);
     log.error({ status: result.status, error }, 'alert delivery failed permanently');
-    throw new UnrecoverableError(`delivery ${job.id} to ${job.channel.url} failed permanently: ${error}`);
+    throw new UnrecoverableError(`delivery ${job.id} to channel ${job.channel.id} failed permanently: ${error}`);
   }
 
   return { deliver };

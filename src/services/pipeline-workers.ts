@@ -1,21 +1,29 @@
 /**
- * The BullMQ workers of the pipeline: fetch, diff and alerts (and runs, for the scheduler),
- * each a thin shell around a service. `close(graceMs)` lets in-flight jobs finish until the
- * deadline, then closes forcibly: a job cut off that way is stalled and another worker picks it
- * up again, which the services make harmless (idempotent writes).
+ * The BullMQ workers of the pipeline: batches of sites (`fetch`), single sites (`site`), alert
+ * deliveries (`alerts`), and runs (for the scheduler), each a thin shell around a service.
+ * `close(graceMs)` lets in-flight jobs finish until the deadline, then closes forcibly: a job cut
+ * off that way is stalled and another worker picks it up again, which the services make
+ * harmless (idempotent writes).
  */
+import os from 'node:os';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
-import { deliverAlertPayload, diffSitePayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
-import { createRedis } from '../queues/connection.js';
+import { deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
+import { createRedis, onQueueError, reportOutages } from '../queues/connection.js';
 import { ALERT_DELIVERY_ATTEMPTS } from '../queues/queues.js';
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
-import { createFetchProcessor, fetchBackoff } from './fetch-site.processor.js';
+import { FetchRetryError } from './night-runner.js';
 import { parsePayload } from './job-payload.js';
 import type { Runtime } from './runtime.js';
 import type { StartRunInput } from './run-lifecycle.service.js';
 
-export type PipelineQueue = 'fetch' | 'diff' | 'alerts' | 'runs';
+export type PipelineQueue = 'fetch' | 'site' | 'alerts' | 'runs';
+
+/** How long closing workers waits for connections still being set up (see close()). */
+export const CONNECTIONS_READY_BEFORE_CLOSE_MS = 5_000;
+
+/** The queues a worker process serves by default. */
+export const WORKER_QUEUES: readonly PipelineQueue[] = ['fetch', 'site', 'alerts'];
 
 export interface PipelineWorkers {
   workers: Worker[];
@@ -23,8 +31,24 @@ export interface PipelineWorkers {
   close(graceMs: number): Promise<'drained' | 'forced'>;
 }
 
+/**
+ * BullMQ backoff of site jobs: the fetch schedule's delay (R-13, R-15), or exponential from
+ * `baseMs` for infrastructure errors (ROBOTS_AUDIT_JOB_BACKOFF_MS).
+ */
+export function siteBackoff(baseMs: number) {
+  return (attemptsMade: number, _type?: string, err?: Error): number => {
+    if (err instanceof FetchRetryError) return err.delayMs;
+    return baseMs * 2 ** Math.max(0, attemptsMade - 1);
+  };
+}
+
+/** A failure that ends the job: its attempts are used up, or it said not to retry (UnrecoverableError). */
+export function isFinalFailure(job: Pick<Job, 'attemptsMade' | 'opts'>, err: Error): boolean {
+  return job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError';
+}
+
 /** Queues delivery jobs for pending deliveries (deterministic ids: no duplicates). */
-export async function enqueueDeliveries(rt: Runtime, ids: number[]): Promise<void> {
+export async function enqueueDeliveries(rt: Pick<Runtime, 'queues'>, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await rt.queues.alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
 }
@@ -71,7 +95,7 @@ export async function reconcileDeliveries(rt: Runtime): Promise<DeliveriesReconc
 }
 
 /**
- * Ends the run if this was its last site, then queues every pending delivery of the run (its
+ * Ends the run if every site is accounted for, then queues every pending delivery of the run (its
  * digests included). Queued whenever the run is complete, not only by the call that completed
  * it: a job that died after completing the run is retried and must still queue them; delivery
  * rows and job ids are deterministic, so doing it again adds nothing.
@@ -84,70 +108,91 @@ export async function finishRunIfComplete(rt: Runtime, runId: number): Promise<v
   await enqueueDeliveries(rt, await pendingDeliveriesOfRun(rt.db.db, runId));
 }
 
-/** A runs-queue job: a firing of the nightly job scheduler. Its run key is the night's date. */
+/**
+ * A runs-queue job: a firing of a job scheduler. The nightly one's run key is the night's date
+ * (`nightly-YYYY-MM-DD`); a portfolio schedule's is the firing time
+ * (`scheduled-<portfolio>-<ISO time>`), so that a retried firing finds its run and the next
+ * firing, minutes later, starts its own.
+ */
 export function runInputOfSchedulerJob(job: Pick<Job, 'id' | 'timestamp' | 'data'>, timeZone: string): StartRunInput {
   const payload = parsePayload(startRunPayload, job.data, JOBS.startRun);
   // Scheduler job ids end with the firing time in ms; the time is the run's clock.
   const millis = Number(/:(\d+)$/.exec(job.id ?? '')?.[1] ?? job.timestamp);
   const runAt = new Date(millis);
+  if (payload.runPer === 'firing' && payload.portfolio !== null) {
+    return { runKey: `scheduled-${payload.portfolio}-${runAt.toISOString()}`, trigger: 'scheduled', runAt, portfolio: payload.portfolio };
+  }
   const day = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(runAt);
   const scope = payload.portfolio ? `-${payload.portfolio}` : '';
   return { runKey: `nightly-${day}${scope}`, trigger: 'scheduled', runAt, portfolio: payload.portfolio };
 }
 
-export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[] = ['fetch', 'diff', 'alerts']): PipelineWorkers {
-  const { config, queues } = rt;
+export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[] = WORKER_QUEUES): PipelineWorkers {
+  const { config } = rt;
   const prefix = config.ROBOTS_AUDIT_QUEUE_PREFIX;
   // Each worker blocks on its own connection (BullMQ duplicates it); one shared base is enough.
   const connection = createRedis(config.REDIS_URL, 'worker');
+  reportOutages(connection, rt.outages.redis);
   const workers: Worker[] = [];
+  // A killed worker's jobs are found stalled and handed to another worker (at-least-once; the
+  // services are idempotent). Each job records the process that ran it (`processedBy`).
+  const lock = { lockDuration: config.ROBOTS_AUDIT_JOB_LOCK_MS, stalledInterval: config.ROBOTS_AUDIT_JOB_LOCK_MS, name: `${os.hostname()}:${process.pid}` };
 
   if (which.includes('fetch')) {
-    const processFetch = createFetchProcessor({
-      service: rt.fetchSite,
-      hostLock: rt.hostLock,
-      diffQueue: queues.diff,
-      log: rt.log,
-      hostLockTtlMs: config.ROBOTS_AUDIT_TOTAL_TIMEOUT_MS + 5_000,
-      hostBusyDelayMs: config.ROBOTS_AUDIT_HOST_BUSY_DELAY_MS,
-    });
-    const fetchWorker = new Worker(
-      QUEUES.fetch,
-      async (job, token) => {
-        // The fetch of a removed site is skipped, and counted, so the run can still end.
-        const result = await processFetch(job, token);
-        if (result.outcome === 'site-removed') {
-          await rt.lifecycle.markSiteSkipped(job.data.runId, job.data.siteId);
-          await finishRunIfComplete(rt, job.data.runId);
-        }
-        return result;
-      },
-      {
-        connection,
-        prefix,
-        concurrency: config.ROBOTS_AUDIT_FETCH_CONCURRENCY,
-        ...(config.ROBOTS_AUDIT_FETCH_RATE_PER_SECOND > 0 ? { limiter: { max: config.ROBOTS_AUDIT_FETCH_RATE_PER_SECOND, duration: 1_000 } } : {}),
-        settings: { backoffStrategy: fetchBackoff },
-      },
+    const batchWorker = new Worker(
+        QUEUES.fetch,
+        async (job) => {
+          const { runId, siteIds } = parsePayload(fetchSitesPayload, job.data, JOBS.fetchSites);
+          const summary = await rt.nights.runBatch(runId, siteIds, {
+            deadlineMs: config.ROBOTS_AUDIT_BATCH_DEADLINE_MS,
+            holder: `${job.id}:${job.attemptsStarted}`,
+          });
+          rt.log.debug({ queue: 'fetch', job: job.id, runId, ...summary }, 'batch done');
+          if (summary.skipped > 0) await finishRunIfComplete(rt, runId);
+          return summary;
+        },
+        { connection, prefix, concurrency: config.ROBOTS_AUDIT_BATCH_CONCURRENCY, ...lock },
     );
-    workers.push(fetchWorker);
+    // Retries used up (Postgres away for long, say): each of its sites goes on in a site job of its
+    // own, which stores it, finds it stored, or fails and is counted apart; the run still ends.
+    batchWorker.on('failed', (job, err) => {
+      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+      const parsed = fetchSitesPayload.safeParse(job.data);
+      if (!parsed.success) return;
+      const { runId, siteIds } = parsed.data;
+      rt.log.error({ queue: 'fetch', job: job.id, runId, sites: siteIds.length, err }, 'batch failed for good; its sites go on one by one');
+      void rt.queues.site
+        .addBulk(siteIds.map((siteId) => ({ name: JOBS.fetchSite, data: { runId, siteId }, opts: { jobId: jobIds.fetchSite({ runId, siteId }) } })))
+        .catch((e: unknown) => rt.log.warn({ runId, err: e }, 'could not hand the sites of a failed batch over yet (reconcile will)'));
+    });
+    workers.push(batchWorker);
   }
 
-  if (which.includes('diff')) {
-    workers.push(
-      new Worker(
-        QUEUES.diff,
-        async (job) => {
-          const { runId, siteId } = parsePayload(diffSitePayload, job.data, JOBS.diffSite);
-          const result = await rt.diffSite.diffSite(runId, siteId);
-          // Also after 'already-diffed': a crash between the commit and these steps is repaired here.
-          await enqueueDeliveries(rt, await rt.pendingDeliveries(runId, siteId));
-          await finishRunIfComplete(rt, runId);
-          return result;
-        },
-        { connection, prefix, concurrency: config.ROBOTS_AUDIT_DIFF_CONCURRENCY },
-      ),
+  if (which.includes('site')) {
+    const siteWorker = new Worker(
+      QUEUES.site,
+      async (job) => {
+        const { runId, siteId } = parsePayload(fetchSitePayload, job.data, JOBS.fetchSite);
+        const outcome = await rt.nights.runSite(runId, siteId, `${job.id}:${job.attemptsStarted}`);
+        if (outcome.kind === 'skipped') await finishRunIfComplete(rt, runId);
+        return outcome;
+      },
+      { connection, prefix, concurrency: config.ROBOTS_AUDIT_SITE_CONCURRENCY, ...lock, settings: { backoffStrategy: siteBackoff(config.ROBOTS_AUDIT_JOB_BACKOFF_MS) } },
     );
+    // Retries used up: the site counts as failed for its run, which can then end without it.
+    siteWorker.on('failed', (job, err) => {
+      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+      const parsed = fetchSitePayload.safeParse(job.data);
+      if (!parsed.success) return;
+      const { runId, siteId } = parsed.data;
+      rt.log.error({ queue: 'site', job: job.id, runId, siteId, err }, 'site failed for good; its run goes on without it');
+      void rt.lifecycle
+        .markSiteFailed(runId, siteId, err.message)
+        .then(() => finishRunIfComplete(rt, runId))
+        // Postgres away too: the reconcile loop finds the failed job and counts it later.
+        .catch((e: unknown) => rt.log.warn({ runId, siteId, err: e }, 'could not count a failed site yet'));
+    });
+    workers.push(siteWorker);
   }
 
   if (which.includes('alerts')) {
@@ -155,12 +200,15 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
       QUEUES.alerts,
       async (job) => {
         const { deliveryId } = parsePayload(deliverAlertPayload, job.data, JOBS.deliverAlert);
-        return rt.delivery.deliver(deliveryId);
+        const result = await rt.delivery.deliver(deliveryId);
+        rt.recorder.deliveryEnded(result === 'already-delivered' ? 'already_delivered' : result);
+        return result;
       },
-      { connection, prefix, concurrency: config.ROBOTS_AUDIT_ALERT_CONCURRENCY },
+      { connection, prefix, concurrency: config.ROBOTS_AUDIT_ALERT_CONCURRENCY, ...lock },
     );
     // Retries used up: the delivery is given up and stays visible as failed.
     alertsWorker.on('failed', (job, err) => {
+      if (job) rt.recorder.deliveryEnded(isFinalFailure(job, err) ? 'failed' : 'retried');
       if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
       const parsed = deliverAlertPayload.safeParse(job.data);
       if (parsed.success) void rt.repos.alerts.markFailed(parsed.data.deliveryId, err.message).catch(() => {});
@@ -175,7 +223,7 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
         async (job) => {
           const input = runInputOfSchedulerJob(job, config.ROBOTS_AUDIT_TIMEZONE);
           const { run, created, enqueued } = await rt.lifecycle.startRun(input);
-          rt.log.info({ runId: run.id, runKey: run.runKey, created, enqueued }, 'nightly run started');
+          rt.log.info({ runId: run.id, runKey: run.runKey, created, enqueued }, 'scheduled run started');
           return { runId: run.id, created, enqueued };
         },
         { connection, prefix, concurrency: 1 },
@@ -184,13 +232,21 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
   }
 
   for (const w of workers) {
-    // A worker's own errors (Redis gone, ...) are logged; BullMQ reconnects by itself.
-    w.on('error', (err) => rt.log.error({ queue: w.name, err }, 'worker error'));
+    // A lost connection goes to the outage log (one line per outage); BullMQ reconnects by itself.
+    w.on('error', onQueueError(rt.outages.redis, rt.log, { queue: w.name }, 'worker error'));
+    w.on('completed', () => rt.recorder.jobEnded(w.name, 'completed'));
+    w.on('failed', (job, err) => {
+      if (job) rt.recorder.jobEnded(w.name, isFinalFailure(job, err) ? 'failed' : 'retried');
+    });
   }
 
   return {
     workers,
     async close(graceMs) {
+      // A BullMQ connection closed while it is still being set up rejects its set-up after its
+      // listeners are gone, which crashes the process (taskforcesh/bullmq#3546): a worker told to
+      // stop right after it started lets its connections finish first (bounded: Redis may be away).
+      await Promise.race([Promise.allSettled(workers.map((w) => w.waitUntilReady())), new Promise((resolve) => setTimeout(resolve, CONNECTIONS_READY_BEFORE_CLOSE_MS).unref())]);
       // pause() stops taking jobs and waits for the ones in flight; close() only comes after it.
       // Not close() first: once a graceful close() has begun, BullMQ's close(true) returns that
       // same pending close, so the deadline could never cut a slow fetch short.
@@ -204,9 +260,9 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
         rt.log.warn({ graceMs }, 'shutdown deadline reached: abandoning in-flight jobs (another worker retries them once their lock expires)');
       }
       await Promise.all(workers.map((w) => w.close(outcome === 'forced')));
+      await rt.nights.writer.flush().catch(() => {});
       connection.disconnect();
       return outcome;
     },
   };
 }
-

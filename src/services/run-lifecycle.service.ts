@@ -1,10 +1,12 @@
 /**
  * Starting and ending audit runs. A run is created once per run key (a second scheduler firing
- * finds it and adds nothing new); its fetch jobs carry deterministic ids, so enqueueing again
- * after a crash or a Redis restart only adds the jobs that are missing. A run ends when every
- * site's snapshot has been diffed (sites removed while it ran are counted as skipped).
+ * finds it and adds nothing new) with the list of its sites; they are queued as batch jobs with
+ * deterministic ids. A run ends when every one of its sites has its night stored, or was skipped
+ * (removed while the run went on) or failed for good (a job that used up its retries): a job that
+ * failed never holds its run open. Reconciling re-queues, one site job each, the sites that lost
+ * their jobs (a Redis restart, say).
  */
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { sql } from 'drizzle-orm';
 import type { AuditRun, Repos } from '../db/index.js';
 import { auditRuns } from '../db/schema.js';
@@ -31,26 +33,48 @@ export class UnknownPortfolioError extends Error {
 
 export interface RunLifecycleDeps {
   db: Executor;
-  repos: Pick<Repos, 'runs' | 'sites' | 'portfolios' | 'snapshots' | 'channels' | 'alerts' | 'changes'>;
+  repos: Pick<Repos, 'runs' | 'sites' | 'portfolios' | 'channels' | 'alerts'>;
   fetchQueue: Pick<Queue, 'addBulk'>;
-  diffQueue: Pick<Queue, 'addBulk'>;
+  siteQueue: Pick<Queue, 'addBulk' | 'getJob'>;
+  /** Sites per batch job. */
+  batchSize: number;
   now: () => Date;
+}
+
+export interface Requeued {
+  /** Sites queued again (a site job each). */
+  sites: number;
+  /** Sites whose site job had failed for good: counted as failed, so the run can end. */
+  failed: number;
 }
 
 export function createRunLifecycle(deps: RunLifecycleDeps) {
   const { repos } = deps;
 
-  async function enqueueFetches(runId: number, siteIds: number[]): Promise<void> {
+  async function enqueueBatches(runId: number, siteIds: readonly number[]): Promise<void> {
+    const jobs = [];
+    for (let i = 0, batch = 0; i < siteIds.length; i += deps.batchSize, batch++) {
+      const data = { runId, batch, siteIds: siteIds.slice(i, i + deps.batchSize) };
+      jobs.push({ name: JOBS.fetchSites, data, opts: { jobId: jobIds.fetchSites(data) } });
+    }
+    for (let i = 0; i < jobs.length; i += ENQUEUE_BATCH) await deps.fetchQueue.addBulk(jobs.slice(i, i + ENQUEUE_BATCH));
+  }
+
+  async function enqueueSites(runId: number, siteIds: readonly number[]): Promise<void> {
     for (let i = 0; i < siteIds.length; i += ENQUEUE_BATCH) {
-      const batch = siteIds.slice(i, i + ENQUEUE_BATCH).map((siteId) => {
-        const data = { runId, siteId };
-        return { name: JOBS.fetchSite, data, opts: { jobId: jobIds.fetchSite(data) } };
-      });
-      await deps.fetchQueue.addBulk(batch);
+      await deps.siteQueue.addBulk(
+        siteIds.slice(i, i + ENQUEUE_BATCH).map((siteId) => {
+          const data = { runId, siteId };
+          return { name: JOBS.fetchSite, data, opts: { jobId: jobIds.fetchSite(data) } };
+        }),
+      );
     }
   }
 
-  /** Creates the run (or finds it) and enqueues a fetch job per site that has no snapshot yet. */
+  /**
+   * Creates the run (or finds it) and queues its sites. A run found running gets the sites it is
+   * missing queued again; one found completed with failed sites is reopened for them.
+   */
   async function startRun(input: StartRunInput): Promise<{ run: AuditRun; created: boolean; enqueued: number }> {
     let portfolioId: number | null = null;
     if (input.portfolio !== null) {
@@ -60,63 +84,114 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
     }
     const existing = await repos.runs.findRunByKey(input.runKey);
     if (existing) {
-      const missing = await sitesWithoutSnapshot(existing);
-      await enqueueFetches(existing.id, missing);
-      return { run: existing, created: false, enqueued: missing.length };
+      const reopened = existing.status === 'completed' && Object.keys(existing.counts.failed ?? {}).length > 0 ? await reopen(existing.id) : existing;
+      if (reopened.status !== 'running') return { run: reopened, created: false, enqueued: 0 };
+      const { sites } = await requeueMissing(reopened, { retryFailedJobs: true });
+      return { run: reopened, created: false, enqueued: sites };
     }
     const sites = await repos.sites.enabledSitesForRun({ portfolioId });
+    const siteIds = sites.map((s) => s.id);
     const { run, created } = await repos.runs.createRun({
       runKey: input.runKey,
       trigger: input.trigger,
       runAt: input.runAt,
       portfolioId,
-      sitesTotal: sites.length,
+      sitesTotal: siteIds.length,
+      siteIds,
       startedAt: deps.now(),
     });
-    const siteIds = created ? sites.map((s) => s.id) : await sitesWithoutSnapshot(run);
-    await enqueueFetches(run.id, siteIds);
+    if (!created) return { run, created, enqueued: (await requeueMissing(run, { retryFailedJobs: false })).sites };
+    await enqueueBatches(run.id, siteIds);
     if (run.sitesTotal === 0) await finishIfComplete(run.id);
     return { run, created, enqueued: siteIds.length };
   }
 
-  /** The run's sites (its portfolio's enabled sites, as now) that have no snapshot in it. */
-  async function sitesWithoutSnapshot(run: AuditRun): Promise<number[]> {
-    const sites = await repos.sites.enabledSitesForRun({ portfolioId: run.portfolioId });
-    const rows = await deps.db.execute<{ site_id: number }>(sql`select site_id from snapshots where run_id = ${run.id}`);
-    const done = new Set(rows.rows.map((r) => Number(r.site_id)));
-    return sites.map((s) => s.id).filter((id) => !done.has(id));
+  /** A completed run with failed sites goes back to running, its failures forgotten, to try them again. */
+  async function reopen(runId: number): Promise<AuditRun> {
+    const rows = await deps.db
+      .update(auditRuns)
+      .set({ status: 'running', finishedAt: null, counts: sql`${auditRuns.counts} - 'failed'` })
+      .where(sql`${auditRuns.id} = ${runId}`)
+      .returning();
+    return rows[0]!;
+  }
+
+  /**
+   * The run's sites without a stored night that were neither skipped nor failed: its site list
+   * (or, for a run older than that list, its scope's enabled sites) minus what is stored.
+   */
+  async function missingSites(run: AuditRun): Promise<number[]> {
+    const members = run.siteIds ?? (await repos.sites.enabledSitesForRun({ portfolioId: run.portfolioId })).map((s) => s.id);
+    if (members.length === 0) return [];
+    const rows = await deps.db.execute<{ id: number }>(sql`
+      select m.id from unnest(${`{${members.join(',')}}`}::int[]) as m(id)
+      where not exists (select 1 from snapshots n where n.site_id = m.id and n.run_at = ${run.runAt.toISOString()}::timestamptz and n.run_id = ${run.id})
+        and not (coalesce(${run.counts.skipped ? JSON.stringify(run.counts.skipped) : '{}'}::jsonb, '{}'::jsonb) ? m.id::text)
+        and not (coalesce(${run.counts.failed ? JSON.stringify(run.counts.failed) : '{}'}::jsonb, '{}'::jsonb) ? m.id::text)
+        and exists (select 1 from sites s where s.id = m.id)
+      order by m.id`);
+    return rows.rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * Gives every missing site of a running run a live job. A site job that is waiting, delayed or
+   * active is left alone; one that failed for good counts the site as failed (or, when asked, is
+   * tried again); a missing one (lost with Redis' state, or its batch failed) is queued.
+   */
+  async function requeueMissing(run: AuditRun, options: { retryFailedJobs: boolean }): Promise<Requeued> {
+    const done: Requeued = { sites: 0, failed: 0 };
+    const queue: number[] = [];
+    for (const siteId of await missingSites(run)) {
+      const job = (await deps.siteQueue.getJob(jobIds.fetchSite({ runId: run.id, siteId }))) as Job | undefined;
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'failed' && !options.retryFailedJobs) {
+        await markSiteFailed(run.id, siteId, job?.failedReason ?? 'failed');
+        done.failed += 1;
+      } else if (state === 'failed' || state === 'completed' || state === 'missing' || state === 'unknown') {
+        if (job && (state === 'failed' || state === 'completed')) await job.remove();
+        queue.push(siteId);
+      }
+    }
+    await enqueueSites(run.id, queue);
+    done.sites = queue.length;
+    return done;
   }
 
   /** A site removed while the run went on: counted as skipped so the run can still end. */
   async function markSiteSkipped(runId: number, siteId: number): Promise<void> {
-    await deps.db
-      .update(auditRuns)
-      .set({ counts: sql`jsonb_set(${auditRuns.counts}, '{skipped}', coalesce(${auditRuns.counts} -> 'skipped', '{}'::jsonb) || jsonb_build_object(${String(siteId)}::text, 1))` })
-      .where(sql`${auditRuns.id} = ${runId}`);
+    await markSite(runId, siteId, 'skipped');
+  }
+
+  /** A site whose job failed for good: counted as failed so the run can still end. */
+  async function markSiteFailed(runId: number, siteId: number, _reason: string): Promise<void> {
+    await markSite(runId, siteId, 'failed');
+  }
+
+  async function markSite(runId: number, siteId: number, group: 'skipped' | 'failed'): Promise<void> {
+    // Not when its night is stored after all (a late duplicate job): it is done, not failed.
+    await deps.db.execute(sql`
+      update audit_runs r set counts = jsonb_set(r.counts, ${`{${group}}`}::text[],
+                                                 coalesce(r.counts -> ${group}, '{}'::jsonb) || jsonb_build_object(${String(siteId)}::text, 1))
+      where r.id = ${runId}
+        and not exists (select 1 from snapshots n where n.site_id = ${siteId} and n.run_id = ${runId} and n.run_at = r.run_at)`);
   }
 
   /**
-   * Ends the run when every site is diffed or skipped. The digests of digest channels are
+   * Ends the run when every site is done, skipped or failed. The digests of digest channels are
    * created first (idempotent rows), so that a run seen as completed always has them; then one
-   * statement switches the run to completed with its counts and end time, and only the caller
-   * whose statement did it gets the run back.
+   * statement switches the run to completed, and only the caller whose statement did it gets the
+   * run back.
    */
   async function finishIfComplete(runId: number): Promise<AuditRun | null> {
     const run = await repos.runs.getRun(runId);
     if (!run || run.status !== 'running') return null;
-    // Called after every diff: the counter answers from the run's row; only when it says "all
-    // done" is it confirmed that no snapshot (of a site added while the run went on) waits.
     const skipped = Object.keys(run.counts.skipped ?? {}).length;
-    if (run.sitesDiffed + skipped < run.sitesTotal || (await repos.changes.hasUndiffed(runId))) return null;
+    const failed = Object.keys(run.counts.failed ?? {}).length;
+    if (run.sitesDone + skipped + failed < run.sitesTotal) return null;
     await createDigests(runId);
-    const counts = await repos.runs.computeCounts(runId);
     const finished = await deps.db
       .update(auditRuns)
-      .set({
-        status: 'completed',
-        finishedAt: deps.now(),
-        counts: sql`${auditRuns.counts} || ${JSON.stringify(counts)}::jsonb`,
-      })
+      .set({ status: 'completed', finishedAt: deps.now() })
       .where(sql`${auditRuns.id} = ${runId} and ${auditRuns.status} = 'running'`)
       .returning();
     return finished[0] ?? null;
@@ -132,26 +207,16 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
     await repos.alerts.createDeliveries(targets);
   }
 
-  /** Re-enqueues what a lost job (Redis restart, killed worker) left undone for a running run. */
-  async function reconcile(runId: number): Promise<{ fetches: number; diffs: number }> {
+  /** Re-queues what lost jobs left undone for a running run, then ends it if it is complete. */
+  async function reconcile(runId: number): Promise<Requeued> {
     const run = await repos.runs.getRun(runId);
-    if (!run || run.status !== 'running') return { fetches: 0, diffs: 0 };
-    const missing = await sitesWithoutSnapshot(run);
-    await enqueueFetches(run.id, missing);
-    const undiffed = await repos.changes.undiffedSiteIds(run.id);
-    for (let i = 0; i < undiffed.length; i += ENQUEUE_BATCH) {
-      await deps.diffQueue.addBulk(
-        undiffed.slice(i, i + ENQUEUE_BATCH).map((siteId) => {
-          const data = { runId: run.id, siteId };
-          return { name: JOBS.diffSite, data, opts: { jobId: jobIds.diffSite(data) } };
-        }),
-      );
-    }
+    if (!run || run.status !== 'running') return { sites: 0, failed: 0 };
+    const done = await requeueMissing(run, { retryFailedJobs: false });
     await finishIfComplete(run.id);
-    return { fetches: missing.length, diffs: undiffed.length };
+    return done;
   }
 
-  return { startRun, finishIfComplete, markSiteSkipped, reconcile };
+  return { startRun, finishIfComplete, markSiteSkipped, markSiteFailed, reconcile, missingSites };
 }
 
 export type RunLifecycle = ReturnType<typeof createRunLifecycle>;

@@ -6,32 +6,39 @@
 import type { AppConfig } from '../config/env.js';
 import { assertMigrated, createDb, createRepos } from '../db/index.js';
 import type { DbHandle, Repos } from '../db/index.js';
-import { pendingDeliveryIds, textDiffOf } from '../db/changes.repo.js';
-import { createFetchDispatcher, fetchOptionsFromConfig, fetchRobotsTxt } from '../http/index.js';
+import { pendingDeliveriesOfRun, textDiffOf } from '../db/changes.repo.js';
+import { createFetchDispatcher, fetchOptionsFromConfig, fetchRobotsTxt, resolveFetchOptions } from '../http/index.js';
 import type { FetchOptions } from '../http/index.js';
+import { FetchSlots } from '../http/fetch-slots.js';
+import { createCachingResolver } from '../http/dns-resolver.js';
 import { deliverWebhook } from '../http/deliver-webhook.js';
 import type { Logger } from '../log/logger.js';
-import { createRedis } from '../queues/connection.js';
+import { createRedis, onQueueError, reportOutages } from '../queues/connection.js';
+import { createServiceOutages } from '../health/outage-log.js';
+import type { ServiceOutages } from '../health/outage-log.js';
+import { NO_METRICS } from '../metrics/pipeline-metrics.js';
+import type { PipelineRecorder } from '../metrics/pipeline-metrics.js';
 import { createHostLock } from '../queues/host-lock.js';
 import type { HostLock } from '../queues/host-lock.js';
+import { createFetchRate } from '../queues/fetch-rate.js';
 import { createQueues } from '../queues/queues.js';
 import type { Queues } from '../queues/queues.js';
+import { JOBS, jobIds } from '../queues/contracts.js';
 import type { Redis } from 'ioredis';
 import { maxAttempts } from '../policy/index.js';
 import type { AlertDraft, AlertKind } from './alerting/alert-rules.js';
-import { severitiesAtLeast } from '../db/alerts.repo.js';
 import type { AlertWithOrigin } from '../db/alerts.repo.js';
 import { createAlertDeliveryService } from './alert-delivery.service.js';
 import type { AlertDeliveryService, DeliveryJob } from './alert-delivery.service.js';
-import { createDiffSiteService } from './diff-site.service.js';
-import type { DiffSiteService, DiffWriter } from './diff-site.service.js';
-import { createFetchSiteService } from './fetch-site.service.js';
-import type { FetchSiteService } from './fetch-site.service.js';
+import { createNightRunner } from './night-runner.js';
+import type { NightRunner } from './night-runner.js';
+import { createNightWriter } from './night-writer.js';
+import type { NightWriter } from './night-writer.js';
 import { createRunLifecycle } from './run-lifecycle.service.js';
 import type { RunLifecycle } from './run-lifecycle.service.js';
 
-/** Infrastructure failures (Postgres down, ...) a fetch job may have on top of its schedule's attempts. */
-export const FETCH_INFRA_ATTEMPTS = 5;
+/** Infrastructure failures (Postgres down, ...) a site job may have on top of its schedule's attempts. */
+export const SITE_INFRA_ATTEMPTS = 5;
 
 export interface Runtime {
   config: AppConfig;
@@ -41,12 +48,14 @@ export interface Runtime {
   redis: Redis;
   queues: Queues;
   hostLock: HostLock;
-  fetchSite: FetchSiteService;
-  diffSite: DiffSiteService;
+  /** Sites' nights: the batch and site jobs' work, and the writer they share. */
+  nights: NightRunner & { writer: NightWriter; slots: FetchSlots };
   lifecycle: RunLifecycle;
   delivery: AlertDeliveryService;
-  /** Pending deliveries of a site's night, to queue after its diff committed. */
-  pendingDeliveries(runId: number, siteId: number): Promise<number[]>;
+  /** Where jobs, fetches, nights and deliveries are counted (NO_METRICS when the process has no metrics). */
+  recorder: PipelineRecorder;
+  /** One log line per Postgres or Redis outage, whoever notices it. */
+  outages: ServiceOutages;
   close(): Promise<void>;
 }
 
@@ -55,6 +64,10 @@ export interface RuntimeOptions {
   now?: () => Date;
   /** Overrides of the fetch options (tests point them at the fixture web). */
   fetchOverrides?: Partial<FetchOptions>;
+  /** The process's metrics (default: none). */
+  recorder?: PipelineRecorder;
+  /** The process's outage logs, when it made them before the runtime (to wait for Postgres). */
+  outages?: ServiceOutages;
 }
 
 function alertDraftOf(a: AlertWithOrigin): AlertDraft {
@@ -72,6 +85,8 @@ function alertDraftOf(a: AlertWithOrigin): AlertDraft {
 
 export async function createRuntime(config: AppConfig, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   const now = options.now ?? (() => new Date());
+  const recorder = options.recorder ?? NO_METRICS;
+  const outages = options.outages ?? createServiceOutages({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }, log);
   const db = createDb(config.DATABASE_URL, { applicationName: 'robots-audit' });
   try {
     await assertMigrated(db.db);
@@ -87,62 +102,92 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     retryAfterCapSeconds: config.ROBOTS_AUDIT_RETRY_AFTER_CAP,
   };
   const queues = createQueues(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX, {
-    fetchAttempts: maxAttempts(schedule) + FETCH_INFRA_ATTEMPTS,
+    siteAttempts: maxAttempts(schedule) + SITE_INFRA_ATTEMPTS,
     alertBackoffMs: config.ROBOTS_AUDIT_ALERT_BACKOFF_MS,
+    jobBackoffMs: config.ROBOTS_AUDIT_JOB_BACKOFF_MS,
   });
-  // Redis going away is logged, not thrown: ioredis reconnects, and what was lost is re-enqueued from Postgres.
-  for (const queue of [queues.fetch, queues.diff, queues.alerts, queues.runs]) {
-    queue.on('error', (err) => log.warn({ queue: queue.name, err }, 'queue connection error'));
+  // Redis going away is logged once, not thrown: ioredis reconnects, and what was lost is re-enqueued from Postgres.
+  for (const queue of [queues.fetch, queues.site, queues.alerts, queues.runs]) {
+    queue.on('error', onQueueError(outages.redis, log, { queue: queue.name }, 'queue error'));
   }
-  const hostLock = createHostLock(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX);
+  // Host locks are taken and released around every fetch: their commands are pipelined.
+  const lockRedis = createRedis(config.REDIS_URL, 'worker', { autoPipelining: true });
+  for (const connection of [redis, lockRedis]) reportOutages(connection, outages.redis);
+  const hostLock = createHostLock(lockRedis, config.ROBOTS_AUDIT_QUEUE_PREFIX);
+  const fetchRate = createFetchRate(lockRedis, config.ROBOTS_AUDIT_QUEUE_PREFIX, config.ROBOTS_AUDIT_FETCH_RATE_PER_SECOND);
   const fetchOptions = { ...fetchOptionsFromConfig(config), ...options.fetchOverrides };
-  // Webhook URLs are user input: deliveries go through the same SSRF guard as fetches.
-  const webhookDispatcher = createFetchDispatcher({
+  // One DNS cache and one guarded dispatcher for every fetch of the process.
+  const resolver = createCachingResolver({
+    cacheSeconds: config.ROBOTS_AUDIT_DNS_CACHE_SECONDS,
+    negativeCacheSeconds: config.ROBOTS_AUDIT_DNS_NEGATIVE_CACHE_SECONDS,
+    maxEntries: config.ROBOTS_AUDIT_DNS_CACHE_ENTRIES,
+  });
+  const dispatcherOptions = {
     connectTimeoutMs: fetchOptions.connectTimeoutMs,
     allowNetworks: fetchOptions.allowNetworks,
     resolvePins: fetchOptions.resolvePins,
-  });
+    resolver,
+  };
+  const fetchDispatcher = createFetchDispatcher(dispatcherOptions);
+  // Webhook URLs are user input: deliveries go through the same SSRF guard as fetches.
+  const webhookDispatcher = createFetchDispatcher(dispatcherOptions);
 
-  const fetchSite = createFetchSiteService({ repos, fetchRobotsTxt: (origin) => fetchRobotsTxt(origin, fetchOptions), schedule, log });
-
-  const diffSite = createDiffSiteService({
-    reader: {
-      snapshotFor: (runId, siteId) => repos.snapshots.snapshotFor(runId, siteId),
-      previousSnapshot: (s) => repos.snapshots.previousSnapshot(s),
-      lastGoodBefore: (s) => repos.snapshots.lastGoodBefore(s),
-      snapshotById: (id) => repos.snapshots.snapshotById(id),
-      getBody: (sha) => repos.bodies.getBody(sha),
-      siteOrigin: async (siteId) => (await repos.sites.getSite(siteId))?.origin ?? null,
-      evaluationTargets: (siteId) => repos.trackedUrls.evaluationTargets(siteId),
-      verdictsOf: (runId, ids) => repos.changes.verdictsOf(runId, ids),
-    },
-    transaction: (fn) =>
-      db.db.transaction(async (tx) => {
-        const t = createRepos(tx);
-        const writer: DiffWriter = {
-          insertChange: (c) => t.changes.insertChange(c),
-          insertVerdicts: (v) => t.changes.insertVerdicts(v),
-          insertFlips: (f) => t.changes.insertFlips(f),
-          markDiffed: (id, at) => t.changes.markDiffed(id, at),
-          async raiseAlerts(runId, siteId, drafts) {
-            if (drafts.length === 0) return;
-            const written = await t.alerts.insertAlerts(
-              drafts.map((d) => ({ dedupeKey: d.dedupeKey, runId, siteId, severity: d.severity, kind: d.kind, title: d.title, details: { ...d.details } })),
-            );
-            const raised = [...written.inserted, ...written.existing];
-            const channels = (await t.channels.enabledChannels()).filter((c) => !c.digest);
-            await t.alerts.createDeliveries(
-              channels.flatMap((c) => raised.filter((a) => severitiesAtLeast(c.minSeverity).includes(a.severity)).map((a) => ({ channelId: c.id, alertId: a.id }))),
-            );
-          },
-        };
-        return fn(writer);
-      }),
-    log,
+  const lifecycle: RunLifecycle = createRunLifecycle({
+    db: db.db,
+    repos,
+    fetchQueue: queues.fetch,
+    siteQueue: queues.site,
+    batchSize: config.ROBOTS_AUDIT_BATCH_SIZE,
     now,
   });
 
-  const lifecycle = createRunLifecycle({ db: db.db, repos, fetchQueue: queues.fetch, diffQueue: queues.diff, now });
+  const slots = new FetchSlots(config.ROBOTS_AUDIT_FETCH_CONCURRENCY);
+  const writer = createNightWriter({
+    pool: db.pool,
+    maxBatch: config.ROBOTS_AUDIT_WRITE_BATCH,
+    maxDelayMs: config.ROBOTS_AUDIT_WRITE_DELAY_MS,
+    recorder,
+    async onCommitted(result) {
+      await enqueueDeliveries(result.deliveryIds);
+      for (const runId of result.runsToFinish) {
+        const finished = await lifecycle.finishIfComplete(runId);
+        if (finished) log.info({ runId, counts: finished.counts }, 'run completed');
+        await enqueueDeliveries(await pendingDeliveriesOfRun(db.db, runId));
+      }
+    },
+    onError: (err) => log.warn({ err }, 'after storing nights: queueing deliveries or ending a run failed (the reconcile loop does it later)'),
+  });
+
+  async function enqueueDeliveries(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await queues.alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
+  }
+
+
+  // Resolved once: each fetch only adds its abort signal.
+  const nightFetchOptions = resolveFetchOptions({ ...fetchOptions, dispatcher: fetchDispatcher });
+  const runner = createNightRunner({
+    pool: db.pool,
+    writer,
+    fetchRobotsTxt: (origin, signal) =>
+      slots.run(async () => {
+        await fetchRate.take(signal);
+        const result = await fetchRobotsTxt(origin, { ...nightFetchOptions, signal });
+        // A fetch cut off by its batch's deadline is not the site's answer: counted apart.
+        recorder.fetchEnded(signal?.aborted ? 'aborted' : result.outcome, result.durationMs);
+        return result;
+      }, signal),
+    hostLock,
+    hostLockTtlMs: config.ROBOTS_AUDIT_TOTAL_TIMEOUT_MS + 5_000,
+    hostBusyDelayMs: config.ROBOTS_AUDIT_HOST_BUSY_DELAY_MS,
+    schedule,
+    handOver: async (runId, siteId, delayMs) => {
+      const data = { runId, siteId };
+      await queues.site.add(JOBS.fetchSite, data, { jobId: jobIds.fetchSite(data), delay: Math.max(0, Math.round(delayMs)) });
+    },
+    markSkipped: (runId, siteId) => lifecycle.markSiteSkipped(runId, siteId),
+    log,
+  });
 
   const delivery = createAlertDeliveryService({
     store: {
@@ -187,15 +232,18 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     redis,
     queues,
     hostLock,
-    fetchSite,
-    diffSite,
+    nights: { ...runner, writer, slots },
     lifecycle,
     delivery,
-    pendingDeliveries: (runId, siteId) => pendingDeliveryIds(db.db, runId, siteId),
+    recorder,
+    outages,
     async close() {
+      await writer.flush().catch(() => {});
       await queues.close();
+      await fetchDispatcher.close();
       await webhookDispatcher.close();
       redis.disconnect();
+      lockRedis.disconnect();
       await db.close();
     },
   };

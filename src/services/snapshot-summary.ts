@@ -1,8 +1,9 @@
 /**
- * The parse summary and lint counts stored with a snapshot: enough for reports to spot a file
- * that lost its groups or grew errors without re-parsing bodies.
+ * The parse summary and lint counts stored with a body: enough for reports to spot a file that
+ * lost its groups or grew errors without re-parsing bodies. Computed once per distinct body.
  */
 import { lintRobotsTxt, parseRobotsTxt } from '../robots/index.js';
+import type { RobotsTxt } from '../robots/index.js';
 
 export interface SnapshotSummary {
   groups: number;
@@ -18,8 +19,8 @@ export const EMPTY_SUMMARY: SnapshotSummary = { groups: 0, rules: 0, sitemaps: 0
 /** smallint columns: counts past this are stored as this (a 500 KiB file has at most ~50k lines). */
 const SMALLINT_MAX = 32_767;
 
-export function summarizeBody(body: Uint8Array): SnapshotSummary {
-  const parsed = parseRobotsTxt(body);
+/** `parsed`: the body's parse when the caller has it already (it is not parsed again). */
+export function summarizeBody(body: Uint8Array, parsed: RobotsTxt = parseRobotsTxt(body)): SnapshotSummary {
   let lintErrors = 0;
   let lintWarnings = 0;
   let lintInfos = 0;

@@ -1,156 +1,252 @@
 /**
- * Throughput of the nightly pipeline: how many sites a night the fetch, diff and alert workers
- * get through, end to end, on this machine. Not a test: it measures, prints a table and rewrites
- * the "Pipeline" section of docs/benchmarks.md (between its markers).
+ * Throughput, storage and memory of the nightly pipeline, end to end, as a user runs it: one
+ * `robots-audit worker` process with its default configuration (only the loopback allowance and
+ * the name pins set), the local Postgres and Redis, and a loopback web in a process of its own.
+ * Not a test: it measures, prints a table and rewrites its section of docs/benchmarks.md.
  *
- *   node --import tsx test/bench/pipeline.ts [--sites 2000] [--no-write]
+ *   npm run bench:pipeline -- --sites 10000 [--no-write] [--profile DIR]
  *
- * Method: a fresh database cloned from the migrated template, a unique BullMQ prefix on the local
- * Redis, and a loopback web serving one real robots.txt of the corpus per site (`s<i>.test`,
- * bodies taken in turn from the sample's robots files). The sites are imported through the CLI's
- * CSV path (`sites import`). Three nights run through the real workers in this process (default
- * concurrency): night 1 sees every file for the first time; night 2 serves the same bytes; night 3
- * changes 5% of the files (one rule added) and makes 1% answer 503 (retried, then full disallow).
- * Each night's time runs from the run's start to its completion (every site fetched, stored,
- * diffed, its verdicts written). Loopback answers in well under a millisecond, so this measures
- * the pipeline's own cost (parsing, Postgres, Redis), not the internet's latency: see the note on
- * real fetches below the table.
+ * Method: a fresh database cloned from the migrated template and a unique queue prefix; N sites
+ * `s<i>.load.test` imported with `sites import` (test/bench/load-web.ts serves them: real corpus
+ * bodies, every 50th a 404); each tracks its root for the default agents. Then, in the same run:
+ * - the peer: a plain node:http loop fetching the same N robots.txt, 64 at a time, a new
+ *   connection each (the raw rate of this web on this machine);
+ * - night 1: every site new; night 2: nothing changed; night 3: nothing changed, every answer
+ *   delayed 200-400 ms (real latency); night 4: nothing changed;
+ * - a night's time runs from the run's start to its completion (every site fetched, its night
+ *   stored with changes, verdicts, flips and alerts);
+ * - bytes per unchanged site-night: every table and index (pg_total_relation_size) after
+ *   VACUUM, after night 2 and after night 4, divided by 2 N;
+ * - the worker's peak RSS (VmHWM) and its RSS sampled during each night.
+ * `--profile DIR` runs the worker with --cpu-prof into DIR.
  */
-import { BENCH_DOC, ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
-import { loadRobotsSample } from '../helpers/corpus.js';
-import { startPipeline } from '../helpers/pipeline.js';
-import type { Pipeline } from '../helpers/pipeline.js';
+import readline from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config/env.js';
+import { createLogger } from '../../src/log/logger.js';
+import { createRuntime } from '../../src/services/runtime.js';
+import type { Runtime } from '../../src/services/runtime.js';
+import { runCli } from '../helpers/cli.js';
+import { createTestDatabase } from '../helpers/test-db.js';
+import type { TestDatabase } from '../helpers/test-db.js';
+import { cleanupPrefix } from '../helpers/test-queue.js';
+import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
 
-const { start: START, end: END } = sectionMarkers('pipeline');
-const DEFAULT_SITES = 2000;
-const TARGET_SITES = 100_000;
-const CHANGED_SHARE = 0.05;
-const FAILING_SHARE = 0.01;
 const DAY_MS = 24 * 3600 * 1000;
 const FIRST_NIGHT = Date.UTC(2026, 2, 1, 3, 0, 0);
-/** A real fetch's time to first byte and body, a typical figure for robots.txt over the internet. */
-const REAL_FETCH_MS = 300;
+const RAW_CONCURRENCY = 64;
+const LATENCY: [number, number] = [200, 400];
+const REDIS_URL = 'redis://127.0.0.1:6379';
 
 interface Args {
   sites: number;
   write: boolean;
+  profile: string | null;
 }
 
 function args(): Args {
   const argv = process.argv.slice(2);
-  const i = argv.indexOf('--sites');
-  const sites = i === -1 ? DEFAULT_SITES : Number(argv[i + 1]);
+  const at = (name: string) => {
+    const i = argv.indexOf(name);
+    return i === -1 ? undefined : argv[i + 1];
+  };
+  const sites = Number(at('--sites') ?? 10_000);
   if (!Number.isInteger(sites) || sites < 10) throw new Error('--sites needs a whole number ≥ 10');
-  return { sites, write: !argv.includes('--no-write') };
+  return { sites, write: !argv.includes('--no-write'), profile: at('--profile') ?? null };
 }
 
-interface NightResult {
+/** A child process that speaks JSON lines on stdout. */
+function lines(child: ChildProcess): AsyncIterator<string> {
+  return readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+}
+
+async function startWeb(): Promise<{ port: number; command: (c: object) => Promise<Record<string, unknown>>; close: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/load-web.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const out = lines(child);
+  const { port } = JSON.parse((await out.next()).value as string) as { port: number };
+  return {
+    port,
+    async command(c) {
+      child.stdin!.write(`${JSON.stringify(c)}\n`);
+      return JSON.parse((await out.next()).value as string) as Record<string, unknown>;
+    },
+    close: () => child.kill('SIGTERM'),
+  };
+}
+
+interface Worker {
+  child: ChildProcess;
+  /** Resident memory now, bytes. */
+  rss(): number;
+  /** Peak resident memory, bytes. */
+  peakRss(): number;
+  stop(): Promise<void>;
+}
+
+function procStatus(pid: number, field: string): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
+  return Number(kb ?? 0) * 1024;
+}
+
+async function startWorker(env: Record<string, string>, profile: string | null): Promise<Worker> {
+  const node = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...node, path.join(ROOT, 'bin/robots-audit.js'), 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const rl = readline.createInterface({ input: child.stderr! });
+    rl.on('line', (line) => {
+      if (line.includes('"worker started"')) resolve();
+      else if (/"level":(50|60)/.test(line)) process.stderr.write(`worker: ${line}\n`);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+  });
+  return {
+    child,
+    rss: () => procStatus(child.pid!, 'VmRSS'),
+    peakRss: () => procStatus(child.pid!, 'VmHWM'),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The peer: a plain node:http loop over the same robots.txt, `RAW_CONCURRENCY` at a time, a new connection each. */
+async function rawFetchRate(port: number, sites: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  const one = (i: number) =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/robots.txt', headers: { host: `s${i}.load.test` }, agent: false }, (res) => {
+        res.on('data', () => {});
+        res.on('end', resolve);
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    });
+  await Promise.all(
+    Array.from({ length: RAW_CONCURRENCY }, async () => {
+      while (next < sites) await one(next++);
+    }),
+  );
+  return sites / ((performance.now() - started) / 1000);
+}
+
+interface Night {
   label: string;
   seconds: number;
   sitesPerSecond: number;
   requests: number;
-  changes: number;
-  flips: number;
-  alerts: number;
+  rssMax: number;
 }
 
-const count = async (p: Pipeline, query: string, runId: number) => Number((await p.db.pool.query<{ n: string }>(query, [runId])).rows[0]!.n);
-
-async function waitForRun(p: Pipeline, runId: number): Promise<void> {
+async function night(rt: Runtime, web: Awaited<ReturnType<typeof startWeb>>, worker: Worker, n: number, label: string, sites: number): Promise<Night> {
+  await web.command({ count: true });
+  let rssMax = 0;
+  const started = performance.now();
+  const { run } = await rt.lifecycle.startRun({ runKey: `bench-${n}`, trigger: 'manual', runAt: new Date(FIRST_NIGHT + n * DAY_MS), portfolio: null });
   for (;;) {
-    const run = await p.rt.repos.runs.getRun(runId);
-    if (run?.status === 'completed') return;
-    if (run?.status === 'failed') throw new Error(`run ${runId} failed`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    rssMax = Math.max(rssMax, worker.rss());
+    const now = await rt.repos.runs.getRun(run.id);
+    if (now?.status === 'completed') break;
+    if (now?.status === 'failed') throw new Error(`run ${run.id} failed`);
+    await new Promise((r) => setTimeout(r, 50));
   }
+  const seconds = (performance.now() - started) / 1000;
+  const { answered } = (await web.command({ count: true })) as { answered: number };
+  return { label, seconds, sitesPerSecond: sites / seconds, requests: answered, rssMax };
 }
 
-async function night(p: Pipeline, n: number, label: string, sites: number): Promise<NightResult> {
-  p.web.resetCounters();
-  const started = process.hrtime.bigint();
-  const { run } = await p.rt.lifecycle.startRun({ runKey: `bench-${n}`, trigger: 'manual', runAt: new Date(FIRST_NIGHT + n * DAY_MS), portfolio: null });
-  await waitForRun(p, run.id);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return {
-    label,
-    seconds,
-    sitesPerSecond: sites / seconds,
-    requests: p.web.requestCount(),
-    changes: await count(p, "select count(*) as n from snapshot_changes where run_id = $1 and not (kinds = '{first_seen}')", run.id),
-    flips: await count(p, 'select count(*) as n from verdict_flips where run_id = $1', run.id),
-    alerts: await count(p, 'select count(*) as n from alerts where run_id = $1', run.id),
-  };
+async function databaseBytes(db: TestDatabase): Promise<number> {
+  await db.pool.query('vacuum analyze');
+  const { rows } = await db.pool.query<{ n: string }>(
+    `select coalesce(sum(pg_total_relation_size(c.oid)), 0) as n from pg_class c join pg_namespace s on s.oid = c.relnamespace
+     where s.nspname = 'public' and c.relkind in ('r', 'm')`,
+  );
+  return Number(rows[0]!.n);
 }
 
-function fmt(n: number): string {
-  return n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1);
-}
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 
 async function main(): Promise<void> {
-  const { sites, write } = args();
-  const bodies = loadRobotsSample()
-    .filter((f) => f.kind === 'robots')
-    .map((f) => f.body);
-  // Retries within the run stay short; everything else is the default configuration.
-  const p = await startPipeline({ env: { ROBOTS_AUDIT_LOG_LEVEL: 'silent', ROBOTS_AUDIT_RETRY_DELAYS: '0.2,0.2', ROBOTS_AUDIT_FETCH_CONCURRENCY: '32', ROBOTS_AUDIT_DIFF_CONCURRENCY: '4' } });
+  const { sites, write, profile } = args();
+  const db = await createTestDatabase();
+  const prefix = `bench-${randomBytes(4).toString('hex')}`;
+  const web = await startWeb();
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    ROBOTS_AUDIT_QUEUE_PREFIX: prefix,
+    ROBOTS_AUDIT_ALLOW_NETWORKS: '127.0.0.0/8',
+    ROBOTS_AUDIT_RESOLVE: '*.load.test=127.0.0.1',
+  };
+  const rt = await createRuntime(loadConfig({ ...env, ROBOTS_AUDIT_LOG_LEVEL: 'warn' }), createLogger('warn'));
+  let worker: Worker | null = null;
   try {
-    const names = Array.from({ length: sites }, (_, i) => `s${i}`);
-    const bodyOf = (i: number) => bodies[i % bodies.length]!;
-    names.forEach((name, i) => p.web.set(`${name}.test`, { status: 200, body: bodyOf(i) }));
     const csv = path.join(os.tmpdir(), `robots-audit-bench-${process.pid}.csv`);
-    fs.writeFileSync(csv, `url\n${names.map((n) => p.origin(n)).join('\n')}\n`);
-    const importStart = process.hrtime.bigint();
-    const imported = await p.cli(['sites', 'import', csv]);
-    const importSeconds = Number(process.hrtime.bigint() - importStart) / 1e9;
+    fs.writeFileSync(csv, `url\n${Array.from({ length: sites }, (_, i) => `http://s${i}.load.test:${web.port}`).join('\n')}\n`);
+    const imported = await runCli(['sites', 'import', csv, '--database-url', db.url]);
     fs.rmSync(csv);
     if (imported.code !== 0) throw new Error(`sites import failed: ${imported.stderr}`);
-    const agents = Number((await p.db.pool.query<{ n: string }>('select count(*) as n from user_agents')).rows[0]!.n);
 
-    const results: NightResult[] = [];
-    results.push(await night(p, 1, 'night 1: every file new', sites));
-    results.push(await night(p, 2, 'night 2: nothing changed', sites));
-    const changed = Math.round(sites * CHANGED_SHARE);
-    const failing = Math.round(sites * FAILING_SHARE);
-    names.slice(0, changed).forEach((name, i) => p.web.set(`${name}.test`, { status: 200, body: Buffer.concat([bodyOf(i), Buffer.from('\nUser-agent: *\nDisallow: /bench-night-3/\n')]) }));
-    names.slice(changed, changed + failing).forEach((name) => p.web.set(`${name}.test`, { status: 503, body: 'down' }));
-    results.push(await night(p, 3, `night 3: ${CHANGED_SHARE * 100}% changed, ${FAILING_SHARE * 100}% answer 503`, sites));
+    const rawBefore = await rawFetchRate(web.port, sites);
+    worker = await startWorker(env, profile);
+    const nights: Night[] = [];
+    nights.push(await night(rt, web, worker, 1, 'night 1: every site new', sites));
+    nights.push(await night(rt, web, worker, 2, 'night 2: nothing changed', sites));
+    const afterNight2 = await databaseBytes(db);
+    await web.command({ latency: LATENCY });
+    nights.push(await night(rt, web, worker, 3, `night 3: nothing changed, answers delayed ${LATENCY[0]}-${LATENCY[1]} ms`, sites));
+    await web.command({ latency: null });
+    nights.push(await night(rt, web, worker, 4, 'night 4: nothing changed', sites));
+    const afterNight4 = await databaseBytes(db);
+    const peakRss = worker.peakRss();
+    const rawAfter = await rawFetchRate(web.port, sites);
+    const raw = (rawBefore + rawAfter) / 2;
+    const perSiteNight = (afterNight4 - afterNight2) / (2 * sites);
 
-    const dbBytes = Number((await p.db.db.execute<{ n: string }>(sql`select pg_database_size(current_database()) as n`)).rows[0]!.n);
-    const steady = results[1]!;
-    const rows = results.map((r) => `| ${r.label} | ${r.seconds.toFixed(1)} | ${fmt(r.sitesPerSecond)} | ${r.requests.toLocaleString('en-US')} | ${r.changes} | ${r.flips} | ${r.alerts} |`);
     const cpus = os.cpus();
-    const fetchConcurrency = p.config.ROBOTS_AUDIT_FETCH_CONCURRENCY;
-    const latencyBound = fetchConcurrency / (REAL_FETCH_MS / 1000);
+    const { start, end } = sectionMarkers(`pipeline-${sites}`);
+    const rows = nights.map(
+      (n) => `| ${n.label} | ${n.seconds.toFixed(1)} | ${fmt(n.sitesPerSecond)} | ${(n.sitesPerSecond / raw).toFixed(2)} | ${n.requests.toLocaleString('en-US')} | ${mb(n.rssMax)} |`,
+    );
     const section = [
-      START,
-      '## Pipeline',
+      start,
+      `### ${sites.toLocaleString('en-US')} sites`,
       '',
-      `\`node --import tsx test/bench/pipeline.ts --sites ${sites}\``,
+      `\`npm run bench:pipeline -- --sites ${sites}\` on ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (shared), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
       '',
-      `Machine: ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (shared), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, the local PostgreSQL and Redis. Date: ${new Date().toISOString().slice(0, 10)}.`,
+      `Peer in the same run: a plain node:http loop, ${RAW_CONCURRENCY} at a time, a new connection each: ${fmt(rawBefore)} and ${fmt(rawAfter)} robots.txt/s (before and after the nights; mean ${fmt(raw)}).`,
       '',
-      `${sites.toLocaleString('en-US')} sites on a loopback web, each serving a real robots.txt of the corpus (bodies of the sample's robots files in turn), imported with \`sites import\` in ${importSeconds.toFixed(1)} s; every site tracks its root URL for the ${agents} default agents. One process runs the fetch (concurrency ${fetchConcurrency}), diff (concurrency ${p.config.ROBOTS_AUDIT_DIFF_CONCURRENCY}) and alert workers; rate limit off; retries after 0.2 s. A night's time runs from the run's start to its completion: every site fetched, stored, diffed, its verdicts written.`,
-      '',
-      '| night | seconds | sites/s | requests | changes | verdict flips | alerts |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| night | seconds | sites/s | × raw rate | requests | worker RSS (max sampled) |',
+      '|---|---:|---:|---:|---:|---:|',
       ...rows,
       '',
-      `Database after three nights: ${(dbBytes / 2 ** 20).toFixed(0)} MiB.`,
-      '',
-      `At the steady-state rate (night 2, ${fmt(steady.sitesPerSecond)} sites/s), ${TARGET_SITES.toLocaleString('en-US')} sites take ${fmt(TARGET_SITES / steady.sitesPerSecond / 60)} minutes of pipeline work on this machine. Real fetches wait on the network: at about ${REAL_FETCH_MS} ms per robots.txt, one worker process with ${fetchConcurrency} concurrent fetches reaches at most ~${fmt(latencyBound)} sites/s, so ${TARGET_SITES.toLocaleString('en-US')} sites take about ${fmt(TARGET_SITES / Math.min(latencyBound, steady.sitesPerSecond) / 60)} minutes per worker process (more workers or a higher \`ROBOTS_AUDIT_FETCH_CONCURRENCY\` divide that; the per-host lock keeps each host to one request at a time).`,
-      END,
+      `Bytes per unchanged site-night (every table and index, after VACUUM, nights 3 and 4): **${perSiteNight.toFixed(0)}**. Database after four nights: ${mb(afterNight4)}. Worker peak RSS (VmHWM): **${mb(peakRss)}**.`,
+      end,
     ].join('\n');
     console.log(section);
     if (write) {
-      writeBenchSection('pipeline', section);
-      console.log(`\nwrote ${path.relative(ROOT, BENCH_DOC)}`);
+      writeBenchSection(`pipeline-${sites}`, section);
+      console.log(`\nwrote docs/benchmarks.md (section pipeline-${sites})`);
     }
   } finally {
-    await p.close();
+    await worker?.stop();
+    web.close();
+    await rt.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+    await db.close();
   }
 }
 

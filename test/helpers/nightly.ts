@@ -86,8 +86,10 @@ export async function settleDeliveries(p: Pipeline, timeoutMs = 15_000): Promise
 export const NIGHT_TABLES = [
   'audit_runs',
   'snapshots',
-  'fetch_attempts',
+  'failed_attempts',
+  'site_state',
   'bodies',
+  'responses',
   'snapshot_changes',
   'verdicts',
   'verdict_flips',
@@ -167,22 +169,51 @@ export async function changeOf(p: Pipeline, runId: number, siteId: number): Prom
 }
 
 export interface SnapshotRow {
-  id: number;
+  run_id: number;
   outcome: string;
   policy: string;
   policy_reason: string;
-  policy_snapshot_id: number | null;
+  /** Under the 30-day fallback with rules: the run whose body applies. */
+  rules_run_id: number | null;
+  body_id: number | null;
   unreachable_since: Date | null;
 }
 
 export async function snapshotOf(p: Pipeline, runId: number, siteId: number): Promise<SnapshotRow> {
   const [row] = await rows<SnapshotRow & Record<string, unknown>>(
     p,
-    'select id::int, outcome::text, policy::text, policy_reason, policy_snapshot_id::int, unreachable_since from snapshots where run_id = $1 and site_id = $2',
+    'select run_id, outcome::text, policy::text, policy_reason, rules_run_id, body_id, unreachable_since from snapshots where run_id = $1 and site_id = $2',
     [runId, siteId],
   );
   expect(row, `snapshot of run ${runId}, site ${siteId}`).toBeDefined();
   return row!;
+}
+
+export interface VerdictRow {
+  url: string;
+  token: string;
+  allowed: boolean;
+  rule_line: number | null;
+}
+
+/**
+ * The verdicts of a site on the night of a run: the spans in force on it (valid_from <= the
+ * night < valid_to, on the run clock), by URL then agent token.
+ */
+export function verdictsOn(p: Pipeline, runId: number, siteId: number): Promise<VerdictRow[]> {
+  return rows<VerdictRow & Record<string, unknown>>(
+    p,
+    `select u.url, a.token, v.allowed, v.rule_line
+       from audit_runs r
+       join tracked_urls u on u.site_id = $2
+       join verdicts v on v.tracked_url_id = u.id
+        and (v.valid_from, v.from_run_id) <= (r.run_at, r.id)
+        and (v.to_run_id is null or (v.valid_to, v.to_run_id) > (r.run_at, r.id))
+       join user_agents a on a.id = v.user_agent_id
+      where r.id = $1
+      order by u.url, a.token`,
+    [runId, siteId],
+  );
 }
 
 /** The default agents (migration 0002), by token, in the order `flipsOf` sorts them. */
@@ -191,22 +222,24 @@ export async function defaultAgentTokens(p: Pipeline): Promise<string[]> {
 }
 
 /**
- * What a run holds for each of some sites, in the order given: snapshots, snapshots diffed,
- * fetch attempts and verdicts. A complete run without duplicates has [1, 1, 1, agents] each.
+ * What a run holds for each of some sites, in the order given: snapshots, fetch attempts (the
+ * view: retried ones and the final one) and the verdicts in force on the night. A complete run
+ * without duplicates whose sites answered at once has [1, 1, agents] each.
  */
-export async function runRowsPerSite(p: Pipeline, runId: number, siteIds: number[]): Promise<[number, number, number, number][]> {
-  const found = await rows<{ site_id: number; snapshots: string; diffed: string; attempts: string; verdicts: string }>(
+export async function runRowsPerSite(p: Pipeline, runId: number, siteIds: number[]): Promise<[number, number, number][]> {
+  const found = await rows<{ site_id: number; snapshots: string; attempts: string; verdicts: string }>(
     p,
     `select s.id as site_id,
             (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id) as snapshots,
-            (select count(*) from snapshots n where n.run_id = $1 and n.site_id = s.id and n.diffed_at is not null) as diffed,
             (select count(*) from fetch_attempts a where a.run_id = $1 and a.site_id = s.id) as attempts,
-            (select count(*) from verdicts v join tracked_urls t on t.id = v.tracked_url_id where v.run_id = $1 and t.site_id = s.id) as verdicts
+            (select count(*) from audit_runs r join tracked_urls t on t.site_id = s.id join verdicts v on v.tracked_url_id = t.id
+               and (v.valid_from, v.from_run_id) <= (r.run_at, r.id) and (v.to_run_id is null or (v.valid_to, v.to_run_id) > (r.run_at, r.id))
+              where r.id = $1) as verdicts
        from sites s where s.id = any($2)`,
     [runId, siteIds],
   );
-  const bySite = new Map(found.map((r) => [Number(r.site_id), [Number(r.snapshots), Number(r.diffed), Number(r.attempts), Number(r.verdicts)] as [number, number, number, number]]));
-  return siteIds.map((id) => bySite.get(id) ?? [0, 0, 0, 0]);
+  const bySite = new Map(found.map((r) => [Number(r.site_id), [Number(r.snapshots), Number(r.attempts), Number(r.verdicts)] as [number, number, number]]));
+  return siteIds.map((id) => bySite.get(id) ?? [0, 0, 0]);
 }
 
 /** How many agents every tracked URL is evaluated for by default. */

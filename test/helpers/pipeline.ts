@@ -19,7 +19,7 @@ import type { TestDatabase } from './test-db.js';
 import { cleanupPrefix, uniquePrefix } from './test-queue.js';
 
 /** Commands that take `--database-url`. */
-const DATABASE_COMMANDS = new Set(['sites', 'track', 'untrack', 'tracked', 'agents', 'alerts', 'fetch', 'audit', 'worker', 'scheduler', 'db']);
+const DATABASE_COMMANDS = new Set(['sites', 'track', 'untrack', 'tracked', 'agents', 'alerts', 'fetch', 'audit', 'worker', 'scheduler', 'db', 'prune', 'report', 'history', 'diff', 'explain', 'stats', 'portfolios', 'serve']);
 
 export interface Pipeline {
   db: TestDatabase;
@@ -30,7 +30,8 @@ export interface Pipeline {
   workers: PipelineWorkers | null;
   /** `http://<name>.test:<port>`: a site served by the fixture web. */
   origin(name: string): string;
-  cli(argv: string[]): Promise<CliRun>;
+  /** Runs a command in-process against this pipeline's database, with `stdin` as its standard input. */
+  cli(argv: string[], stdin?: string): Promise<CliRun>;
   close(): Promise<void>;
 }
 
@@ -61,12 +62,16 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     ROBOTS_AUDIT_HOST_BUSY_DELAY_MS: '50',
     ROBOTS_AUDIT_FETCH_RATE_PER_SECOND: '0',
     ROBOTS_AUDIT_SHUTDOWN_GRACE_MS: '5000',
+    // Several workers of several test files share this machine: no fixed port each (a test that
+    // scrapes one picks a free port).
+    ROBOTS_AUDIT_METRICS_PORT: '0',
+    ROBOTS_AUDIT_SCHEDULER_METRICS_PORT: '0',
     ...options.env,
   };
   const config = loadConfig(env);
   const log = createLogger(config.ROBOTS_AUDIT_LOG_LEVEL);
   const rt = await createRuntime(config, log);
-  const workers = options.workers === false ? null : startPipelineWorkers(rt, ['fetch', 'diff', 'alerts']);
+  const workers = options.workers === false ? null : startPipelineWorkers(rt);
   return {
     db,
     web,
@@ -76,7 +81,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     workers,
     origin: (name) => `http://${name}.test:${web.port}`,
     // Database commands read DATABASE_URL once per process (config()); the flag points them here.
-    cli: (argv) => runCli(DATABASE_COMMANDS.has(argv[0] ?? '') ? [...argv, '--database-url', db.url] : argv, { env }),
+    cli: (argv, stdin) => runCli(DATABASE_COMMANDS.has(argv[0] ?? '') ? [...argv, '--database-url', db.url] : argv, { env, ...(stdin === undefined ? {} : { stdin }) }),
     async close() {
       await workers?.close(1_000);
       await rt.close();

@@ -2,7 +2,8 @@
  * A private Postgres database per integration test file, cloned from a migrated template.
  *
  * The global setup (global-setup.ts) builds `robots_audit_template_<hash of migrations/>` once,
- * with `migrateDatabase`, under an advisory lock (several vitest processes may start at once).
+ * with `prepareDatabase` (the migrations, then the shipped crawler catalogue), under an advisory
+ * lock (several vitest processes may start at once).
  * `createTestDatabase()` then runs `CREATE DATABASE test_<random> TEMPLATE <template>`: a copy
  * of a migrated schema in milliseconds, no two files sharing one. Postgres refuses to copy a
  * database someone is connected to, so the template is closed to connections once built.
@@ -10,11 +11,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { config } from '../../src/config/env.js';
 import type { Database } from '../../src/db/client.js';
 import { createDb } from '../../src/db/client.js';
-import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.js';
+import { MIGRATIONS_FOLDER } from '../../src/db/migrate.js';
+import { prepareDatabase } from '../../src/services/prepare-database.js';
 
 const TEMPLATE_PREFIX = 'robots_audit_template_';
 const BUILD_PREFIX = 'robots_audit_build_';
@@ -56,8 +59,12 @@ export function migrationsHash(folder: string = MIGRATIONS_FOLDER): string {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** The shipped crawler catalogue: the template holds it too, so a new one gives a new template. */
+const CATALOGUE_FILE = fileURLToPath(new URL('../../src/crawlers/catalogue.json', import.meta.url));
+
 export function templateName(): string {
-  return TEMPLATE_PREFIX + migrationsHash();
+  const catalogue = createHash('sha256').update(fs.readFileSync(CATALOGUE_FILE)).digest('hex').slice(0, 8);
+  return `${TEMPLATE_PREFIX}${migrationsHash()}_${catalogue}`;
 }
 
 async function withAdmin<T>(fn: (admin: pg.Client) => Promise<T>): Promise<T> {
@@ -106,7 +113,7 @@ export async function ensureTemplateDatabase(): Promise<string> {
       // half-migrated template behind under the real name.
       const build = `${BUILD_PREFIX}${randomBytes(6).toString('hex')}`;
       await admin.query(`create database ${quoteIdent(build)} template template0`);
-      await migrateDatabase(databaseUrl(build));
+      await prepareDatabase(databaseUrl(build));
       await retryWhileBusy(() => admin.query(`alter database ${quoteIdent(build)} allow_connections false`));
       await retryWhileBusy(() => admin.query(`alter database ${quoteIdent(build)} rename to ${quoteIdent(name)}`));
     } finally {

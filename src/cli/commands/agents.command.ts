@@ -1,9 +1,15 @@
 /**
- * `robots-audit agents list|add|remove`: the global list of user agents whose verdicts are
- * evaluated for every tracked URL (`user_agents.is_default`). Portfolios and URLs add their own
- * on top. Removing an agent takes it out of the list; its row and past verdicts stay.
+ * `robots-audit agents list|add|remove|import`: the global list of user agents whose verdicts are
+ * evaluated for every tracked URL (`user_agents.is_default`), within the crawler catalogue (every
+ * known token with its category and operator). Portfolios and URLs add their own on top. Removing
+ * an agent takes it out of the list; its row and past verdicts stay. `import` refreshes the
+ * catalogue from a copy of ai.robots.txt's `robots.json`.
  */
 import type { Command } from 'commander';
+import { readInput } from '../read-input.js';
+import { parseAiRobotsJson } from '../../crawlers/index.js';
+import { reindexBodiesInUse } from '../../services/body-index.service.js';
+import { syncCatalogue } from '../../services/catalogue.service.js';
 import { checkAgentTokens } from '../agent-tokens.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
@@ -18,9 +24,12 @@ interface ListOptions extends DatabaseOptions {
 }
 
 function writeTable(agents: UserAgent[], io: CliIo): void {
-  const rows = [['TOKEN', 'FAMILY', 'DEFAULT'], ...agents.map((a) => [a.token, a.family ?? '-', a.isDefault ? 'yes' : 'no'])];
-  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) io.stdout.write(`${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}\n`);
+  const rows = [
+    ['TOKEN', 'CATEGORY', 'FAMILY', 'DEFAULT', 'OPERATOR'],
+    ...agents.map((a) => [a.token, a.category ?? '-', a.family ?? '-', a.isDefault ? 'yes' : 'no', a.operator ?? '-']),
+  ];
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]!) : cell)).join('  ')}\n`);
 }
 
 export const registerAgentsCommand: CommandRegistrar = (program: Command, io: CliIo) => {
@@ -29,14 +38,14 @@ export const registerAgentsCommand: CommandRegistrar = (program: Command, io: Cl
   agents
     .command('list')
     .description('List the default user agents.')
-    .option('--all', 'also the agents that are not defaults (extras of portfolios and URLs, removed defaults)')
+    .option('--all', 'also the agents that are not defaults (the catalogue, extras of portfolios and URLs, removed defaults)')
     .option('--json', 'write a JSON array')
     .addOption(databaseUrlOption())
     .action(async (options: ListOptions) => {
       await withDatabase(options, async (db) => {
         const list = await createUserAgentsRepo(db).listAgents({ defaultsOnly: options.all !== true });
         if (options.json) {
-          const out = list.map((a) => ({ token: a.token, family: a.family, isDefault: a.isDefault }));
+          const out = list.map((a) => ({ token: a.token, category: a.category, operator: a.operator, family: a.family, isDefault: a.isDefault }));
           io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         } else if (list.length === 0) {
           io.stdout.write('no user agents\n');
@@ -74,6 +83,35 @@ export const registerAgentsCommand: CommandRegistrar = (program: Command, io: Cl
         const result = await createUserAgentsRepo(db).removeDefaults(wanted);
         for (const token of result.removed) io.stdout.write(`removed ${token}\n`);
         for (const token of result.notDefault) io.stderr.write(`not a default agent: ${token}\n`);
+      });
+    });
+
+  agents
+    .command('import')
+    .description("Refresh the crawler catalogue from a copy of ai.robots.txt's robots.json (names that are not product tokens are reported and skipped).")
+    .argument('<file>', 'the robots.json file, or - for standard input')
+    .option('--json', 'print what was added, updated and skipped as JSON')
+    .addOption(databaseUrlOption())
+    .action(async (file: string, options: DatabaseOptions & { json?: boolean }) => {
+      let parsed;
+      try {
+        parsed = parseAiRobotsJson((await readInput(file, io.stdin)).toString('utf8'));
+      } catch (err) {
+        io.stderr.write(`robots-audit: ${file}: ${err instanceof Error ? err.message : String(err)}; nothing imported\n`);
+        io.exitCode = 1;
+        return;
+      }
+      await withDatabase(options, async (_db, pool) => {
+        const sync = await syncCatalogue(pool, parsed.entries, { overwrite: true });
+        // Bodies in use learn the root access of the new crawlers (their nights are read by the reports).
+        const reindexed = sync.added.length > 0 ? await reindexBodiesInUse(pool) : 0;
+        if (options.json) {
+          io.stdout.write(`${JSON.stringify({ added: sync.added, updated: sync.updated, skipped: parsed.skipped, bodiesReindexed: reindexed })}\n`);
+          return;
+        }
+        io.stdout.write(`imported ${parsed.entries.length} crawlers: ${sync.added.length} added, ${sync.updated.length} updated, ${parsed.entries.length - sync.added.length - sync.updated.length} unchanged\n`);
+        for (const s of parsed.skipped) io.stderr.write(`skipped "${s.name}": ${s.reason}\n`);
+        if (reindexed > 0) io.stdout.write(`root access of ${reindexed} bodies in use computed for the new crawlers\n`);
       });
     });
 };

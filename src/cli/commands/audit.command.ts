@@ -10,7 +10,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
 import type { AuditRun } from '../../db/index.js';
-import { QUEUES } from '../../queues/contracts.js';
+import { jobIds, QUEUES } from '../../queues/contracts.js';
 import { createRuntime } from '../../services/runtime.js';
 import type { Runtime } from '../../services/runtime.js';
 import { finishRunIfComplete, startPipelineWorkers } from '../../services/pipeline-workers.js';
@@ -18,7 +18,7 @@ import { pendingDeliveriesOfRun } from '../../db/changes.repo.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
-import { addConnectionOptions, cliLogger, pipelineConfig } from '../pipeline-config.js';
+import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
 
 interface AuditOptions extends ConnectionOptions {
   portfolio?: string;
@@ -40,7 +40,8 @@ export interface RunSummary {
   changes: Record<string, number>;
   flips: number;
   alerts: Record<string, number>;
-  failedJobs: number;
+  /** Sites whose job failed for good (Postgres down for long, say): the run ended without them. */
+  failedSites: number;
 }
 
 export function runKeyFor(at: Date | null, portfolio: string | null, now: Date): string {
@@ -49,18 +50,19 @@ export function runKeyFor(at: Date | null, portfolio: string | null, now: Date):
   return at ? `at-${at.toISOString()}${scope}` : `manual-${now.toISOString()}-${randomUUID().slice(0, 8)}${scope}`;
 }
 
-async function failedJobsOf(rt: Runtime, runId: number): Promise<string[]> {
+/** The sites of the run that failed for good, with their site job's last error when it is still kept. */
+async function failedSitesOf(rt: Runtime, run: AuditRun): Promise<string[]> {
   const failed: string[] = [];
-  for (const queue of [rt.queues.fetch, rt.queues.diff]) {
-    for (const job of await queue.getFailed(0, -1)) {
-      if (job.data?.runId === runId) failed.push(`${queue.name} ${job.id}: ${job.failedReason}`);
-    }
+  for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number)) {
+    const job = await rt.queues.site.getJob(jobIds.fetchSite({ runId: run.id, siteId }));
+    const site = await rt.repos.sites.getSite(siteId);
+    failed.push(`${site?.origin ?? `site ${siteId}`}: ${job?.failedReason ?? 'failed'}`);
   }
   return failed;
 }
 
-export async function summarizeRun(rt: Runtime, run: AuditRun, failedJobs: number): Promise<RunSummary> {
-  const counts = await rt.repos.runs.computeCounts(run.id);
+export async function summarizeRun(rt: Runtime, run: AuditRun, failedSites: number): Promise<RunSummary> {
+  const counts = run.counts;
   const flips = await rt.db.db.execute<{ n: string }>(sql`select count(*) as n from verdict_flips where run_id = ${run.id}`);
   const alerts = await rt.db.db.execute<{ severity: string; n: string }>(
     sql`select severity::text, count(*) as n from alerts where run_id = ${run.id} group by severity`,
@@ -80,7 +82,7 @@ export async function summarizeRun(rt: Runtime, run: AuditRun, failedJobs: numbe
     changes: counts.change ?? {},
     flips: Number(flips.rows[0]?.n ?? 0),
     alerts: Object.fromEntries(alerts.rows.map((r) => [r.severity, Number(r.n)])),
-    failedJobs,
+    failedSites,
   };
 }
 
@@ -97,7 +99,7 @@ export function formatSummary(s: RunSummary): string {
     `  changes:        ${formatCounts(s.changes)}`,
     `  verdict flips:  ${s.flips}`,
     `  alerts:         ${formatCounts(s.alerts)}`,
-    ...(s.failedJobs > 0 ? [`  failed jobs:    ${s.failedJobs}`] : []),
+    ...(s.failedSites > 0 ? [`  failed sites:   ${s.failedSites}`] : []),
   ].join('\n');
 }
 
@@ -112,14 +114,15 @@ export function etaText(remaining: number, perSecond: number): string {
 }
 
 /**
- * Follows a run to its end; resolves with the failed jobs (empty when it completed). Progress is
- * written to `progressOut` (a bar on a terminal, plain lines otherwise).
+ * Follows a run to its end and resolves with it. Progress is written to `progressOut` (a bar on a
+ * terminal, plain lines otherwise). With no progress for a while, what lost jobs left undone is
+ * queued again (the scheduler's reconcile loop does the same when nobody waits).
  */
-async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout']): Promise<{ run: AuditRun; failed: string[] }> {
+async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout']): Promise<AuditRun> {
   const tty = Boolean((progressOut as NodeJS.WriteStream).isTTY);
   const bar = tty
     ? new cliProgress.SingleBar(
-        { format: 'sites {bar} {value}/{total} | failures {failures} | {rate}/s | ETA {eta}', hideCursor: true, stream: progressOut as NodeJS.WriteStream },
+        { format: 'sites {bar} {value}/{total} | unreachable {failures} | {rate}/s | ETA {eta}', hideCursor: true, stream: progressOut as NodeJS.WriteStream },
         cliProgress.Presets.shades_classic,
       )
     : null;
@@ -132,31 +135,22 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
   try {
     for (;;) {
       run = (await rt.repos.runs.getRun(runId))!;
-      const progress = await rt.repos.changes.runProgress(runId);
-      const unreachable = await rt.db.db.execute<{ n: string }>(
-        sql`select count(*) as n from snapshots where run_id = ${runId} and outcome in ('server_error', 'network_error')`,
-      );
-      const failures = Number(unreachable.rows[0]?.n ?? 0);
-      const rate = (progress.diffed / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
-      if (bar) bar.update(progress.diffed, { failures, rate, eta: etaText(run.sitesTotal - progress.diffed, Number(rate)) });
-      else if (progress.diffed !== lastDone && (Date.now() - lastLine > 2_000 || progress.diffed >= run.sitesTotal)) {
-        progressOut.write(`progress: ${progress.diffed}/${run.sitesTotal} sites, ${failures} unreachable, ${rate}/s\n`);
+      const done = run.sitesDone + Object.keys(run.counts.skipped ?? {}).length + Object.keys(run.counts.failed ?? {}).length;
+      const failures = (run.counts.outcome?.server_error ?? 0) + (run.counts.outcome?.network_error ?? 0);
+      const rate = (done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
+      if (bar) bar.update(done, { failures, rate, eta: etaText(run.sitesTotal - done, Number(rate)) });
+      else if (done !== lastDone && (Date.now() - lastLine > 2_000 || done >= run.sitesTotal)) {
+        progressOut.write(`progress: ${done}/${run.sitesTotal} sites, ${failures} unreachable, ${rate}/s\n`);
         lastLine = Date.now();
       }
-      if (run.status !== 'running') return { run, failed: [] };
-      if (progress.diffed !== lastDone) {
-        lastDone = progress.diffed;
+      if (run.status !== 'running') return run;
+      if (done !== lastDone) {
+        lastDone = done;
         lastChange = Date.now();
-      } else {
-        const failed = await failedJobsOf(rt, runId);
-        if (failed.length > 0 && (await rt.queues.fetch.getActiveCount()) + (await rt.queues.diff.getActiveCount()) === 0) {
-          return { run, failed };
-        }
-        if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
-          await rt.lifecycle.reconcile(runId);
-          await finishRunIfComplete(rt, runId);
-          lastChange = Date.now();
-        }
+      } else if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
+        await rt.lifecycle.reconcile(runId);
+        await finishRunIfComplete(rt, runId);
+        lastChange = Date.now();
       }
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
     }
@@ -171,7 +165,7 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
       .command('audit')
       .description('Start an audit run now (all enabled sites, or one portfolio).')
       .option('--portfolio <name>', 'only the sites of this portfolio')
-      .option('--wait', 'follow the run to its end, print its summary; exit 1 if it could not complete')
+      .option('--wait', 'follow the run to its end, print its summary; exit 1 if it could not complete or a site failed for good')
       .option('--at <iso-time>', 'record the run as taking place at this time (its policy clock; replays and backfills)')
       .option('--work', 'also process the jobs in this process (no separate worker needed)')
       .option('--json', 'print the summary as JSON'),
@@ -186,9 +180,10 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
       }
     }
     const config = pipelineConfig(io, options);
+    await requireServices(config);
     const log = cliLogger(config, io, options.work ? 'warn' : undefined);
     const rt = await createRuntime(config, log);
-    const workers = options.work ? startPipelineWorkers(rt, ['fetch', 'diff', 'alerts']) : null;
+    const workers = options.work ? startPipelineWorkers(rt) : null;
     try {
       const { run, created, enqueued } = await rt.lifecycle.startRun({
         runKey: runKeyFor(at, options.portfolio ?? null, new Date()),
@@ -200,18 +195,19 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
         io.stdout.write(
           created
             ? `run ${run.id} (${run.runKey}) started: ${run.sitesTotal} sites\n`
-            : `run ${run.id} (${run.runKey}) exists already (${run.status}); ${enqueued} missing fetches enqueued\n`,
+            : `run ${run.id} (${run.runKey}) exists already (${run.status}); ${enqueued} missing sites enqueued\n`,
         );
       }
       if (!options.wait && !options.work) return;
       // --json: stdout carries the summary alone, so that it parses; progress goes to stderr.
-      const { run: ended, failed } = await waitForRun(rt, run.id, options.json ? io.stderr : io.stdout);
-      // Deliveries go out after the run's last diff; let the in-process worker finish them.
+      const ended = await waitForRun(rt, run.id, options.json ? io.stderr : io.stdout);
+      // Deliveries go out once the run ended; let the in-process worker finish them.
       if (workers) await drainAlerts(rt, run.id);
+      const failed = await failedSitesOf(rt, ended);
       const summary = await summarizeRun(rt, ended, failed.length);
       io.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
       for (const f of failed.slice(0, 20)) io.stderr.write(`failed: ${f}\n`);
-      if (ended.status !== 'completed') io.exitCode = 1;
+      if (ended.status !== 'completed' || failed.length > 0) io.exitCode = 1;
     } finally {
       await workers?.close(config.ROBOTS_AUDIT_SHUTDOWN_GRACE_MS);
       await rt.close();

@@ -8,7 +8,8 @@ import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import { readInput } from '../read-input.js';
 import { canonicalUrl } from '../../robots/origin.js';
-import { parseRobotsTxt } from '../../robots/index.js';
+// parse.js, not the engine's index: the index also loads the linter, which check never uses.
+import { parseRobotsTxt } from '../../robots/parse.js';
 import type { Explanation, RobotsTxt } from '../../robots/index.js';
 
 interface CheckOptions {

@@ -6,23 +6,27 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
-import { migrateDatabase } from '../../db/migrate.js';
+import { prepareDatabase } from '../../services/prepare-database.js';
 import type { DatabaseOptions } from '../with-database.js';
-import { databaseErrorMessage, databaseUrlOption, resolveDatabaseUrl } from '../with-database.js';
+import { databaseErrorMessage, databaseUrlOption, requireDatabase, resolveDatabaseUrl } from '../with-database.js';
 
 export const registerDbCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   const db = program.command('db').description('Database administration.');
   db.command('migrate')
-    .description('Apply pending migrations from migrations/ (prints each one applied, or "already up to date").')
+    .description('Apply pending migrations from migrations/ (prints each one applied, or "already up to date"), then index bodies stored before their rules were kept.')
     .addOption(databaseUrlOption())
     .action(async (options: DatabaseOptions) => {
-      let applied: string[];
+      let prepared;
+      const url = resolveDatabaseUrl(options);
+      await requireDatabase(url);
       try {
-        ({ applied } = await migrateDatabase(resolveDatabaseUrl(options)));
+        prepared = await prepareDatabase(url);
       } catch (err) {
         throw new Error(`migration failed: ${databaseErrorMessage(err)}`, { cause: err });
       }
-      if (applied.length === 0) io.stdout.write('already up to date\n');
-      for (const tag of applied) io.stdout.write(`applied ${tag}\n`);
+      if (prepared.applied.length === 0) io.stdout.write('already up to date\n');
+      for (const tag of prepared.applied) io.stdout.write(`applied ${tag}\n`);
+      if (prepared.crawlersAdded > 0) io.stdout.write(`added ${prepared.crawlersAdded} crawlers of the catalogue\n`);
+      if (prepared.indexed > 0) io.stdout.write(`indexed ${prepared.indexed} stored bodies (their rules and root access, for reports)\n`);
     });
 };

@@ -1,27 +1,46 @@
 /**
  * `robots-audit demo`: the main job end to end on this machine, with nothing from the internet.
- * A demo web on 127.0.0.1 serves four sites whose robots.txt changes over three nights; the demo
+ * A loopback web serves robots.txt histories night after night: 2023 month by month (scripted
+ * publishers blocking AI crawlers), then 29 July to 30 August 2025 night by night (21 real
+ * histories, src/demo/data/README.md, beside scripted cases of the fetch rules). The demo
  * creates its own database (`robots_audit_demo` on the DATABASE_URL server), adds the sites,
- * tracks URLs, registers a signed webhook, and replays the nights with `audit --wait --work
- * --at`, so every stage runs for real: fetch rules, snapshots, diffs, verdict flips, alerts and
- * their delivery.
+ * tracks URLs, registers a webhook on a receiver that verifies every signature, and replays the
+ * nights as `audit --at` records them, so every stage runs for real. It ends with the reports a
+ * user reads first.
  */
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
+import type { WriteStream } from 'node:tty';
 import pg from 'pg';
-import { migrateDatabase } from '../../db/migrate.js';
-import { DEMO_NIGHTS, DEMO_SITES } from '../../demo/demo-sites.js';
+import { demoPlan } from '../../demo/demo-plan.js';
+import type { DemoSite } from '../../demo/demo-sites.js';
 import { startDemoWeb } from '../../demo/demo-web.js';
+import { loadDemoHistories } from '../../demo/histories.js';
+import { startWebhookReceiver } from '../../demo/webhook-receiver.js';
 import { deletePrefixKeys } from '../../queues/prefix-keys.js';
+import { startPipelineWorkers } from '../../services/pipeline-workers.js';
+import { prepareDatabase } from '../../services/prepare-database.js';
+import { createRuntime } from '../../services/runtime.js';
+import { nightLine, replayNight, settleDeliveries } from '../demo-nights.js';
+import { demoReportsText } from '../demo-reports.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
-import { addConnectionOptions, pipelineConfig } from '../pipeline-config.js';
+import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
 
 export const DEMO_DATABASE = 'robots_audit_demo';
 /** A database name the demo may drop and create: plain identifier characters only. */
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** The width of the reports printed at the end when not on a terminal (they cut long cells to fit). */
+export const DEMO_REPORT_WIDTH = 160;
+/** Alert titles longer than this are cut (one names every Google crawler a group opened to). */
+const ALERT_TITLE_CHARS = 150;
+/** The webhook receiver's host name, pinned to 127.0.0.1 like the sites. */
+const HOOKS_HOST = 'hooks.demo';
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 function databaseName(value: string): string {
   if (!DATABASE_NAME.test(value)) throw new InvalidArgumentError('a plain database name: lower-case letters, digits and _, at most 63');
@@ -45,11 +64,25 @@ async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+/** What to run next on the demo's database, with what it shows. */
+const MORE_COMMANDS: readonly (readonly [string, string])[] = [
+  ['robots-audit report <status|changes|flips|ai-access|failing|lint>', 'every report, all rows (--since 2023-01-01: the whole replay)'],
+  ['robots-audit history outage.demo', 'its nights: the 503s, full disallow, then the copy of D-3'],
+  ['robots-audit diff www.giga.de.demo', 'what its robots.txt changed on 29 August, per crawler'],
+  ['robots-audit explain gazette.demo /subscribers/weekend-edition --ua GPTBot', "why GPTBot may fetch what * may not"],
+];
+
+/** The terminal's width when standard output is one. */
+function terminalWidth(io: CliIo): number | undefined {
+  const out = io.stdout as Partial<WriteStream>;
+  return out.isTTY && typeof out.columns === 'number' && out.columns > 0 ? out.columns : undefined;
+}
+
 export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   addConnectionOptions(
     program
       .command('demo')
-      .description(`Run the whole pipeline on a local demo web over three nights (recreates the database ${DEMO_DATABASE}).`)
+      .description(`Replay a year of scripted and a month of real robots.txt histories on a local web, then print the first reports (recreates the database ${DEMO_DATABASE}).`)
       .option('--database-name <name>', 'the database the demo drops and creates on the DATABASE_URL server', databaseName, DEMO_DATABASE),
   ).action(async (options: ConnectionOptions & { databaseName: string }) => {
     // Imported here: main.ts imports this module, so a top-level import would be circular.
@@ -58,14 +91,21 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
     const database = options.databaseName;
     const demoUrl = withDatabaseName(config.DATABASE_URL, database);
     const say = (line = '') => io.stdout.write(`${line}\n`);
+    // One line, before the database is touched, when Postgres or Redis does not answer.
+    await requireServices(config);
+    const started = Date.now();
 
-    say(`== database ${database}: recreated and migrated`);
+    // Read first: a damaged data file stops the demo before it touches the database.
+    const histories = loadDemoHistories();
+    const plan = demoPlan(histories);
+
     await recreateDatabase(config.DATABASE_URL, database);
-    await migrateDatabase(demoUrl);
+    await prepareDatabase(demoUrl);
+    say(`== database ${database}: recreated and migrated`);
 
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    const web = await startDemoWeb(DEMO_SITES, secret, (line) => say(`   ${line}`));
-    const origin = (host: string) => `http://${host}:${web.port}`;
+    const web = await startDemoWeb(plan.hosts);
+    const receiver = await startWebhookReceiver(secret, HOOKS_HOST);
     // The demo's queues live under a prefix of their own, removed from Redis at the end.
     const queuePrefix = `robots-audit-demo-${randomBytes(4).toString('hex')}`;
     const env: Record<string, string> = {
@@ -77,37 +117,87 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
       // The demo web is on loopback: lift the SSRF guard for it, and only for it.
       ROBOTS_AUDIT_ALLOW_NETWORKS: '127.0.0.0/8',
       ROBOTS_AUDIT_RESOLVE: '*.demo=127.0.0.1',
-      ROBOTS_AUDIT_RETRY_DELAYS: '0.2,0.2',
-      ROBOTS_AUDIT_RETRY_AFTER_CAP: '0.5',
+      // A 503 is retried within the night as in production (R-13), but once and 0.1 s later.
+      ROBOTS_AUDIT_RETRY_DELAYS: '0.4',
+      // A delivery the receiver refuses is retried within the demo, not seconds later.
+      ROBOTS_AUDIT_ALERT_BACKOFF_MS: '200',
     };
-    const run = async (argv: string[]) => {
-      say(`$ robots-audit ${argv.join(' ').replace(secret, 'whsec_…')}`);
-      const code = await main(argv, { ...io, env });
+    /** Runs a command as the user would type it; `shown` abbreviates a long one, and then its output too. */
+    const run = async (argv: string[], shown?: string) => {
+      say(`$ robots-audit ${(shown ?? argv.join(' ')).replace(secret, 'whsec_…')}`);
+      const lines: string[] = [];
+      const collect = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+          done();
+        },
+      });
+      const stdout = shown === undefined ? io.stdout : collect;
+      const code = await main([...argv, '--database-url', demoUrl], { ...io, stdout, env });
+      if (lines.length > 0) say(`${lines[0]}\n… ${lines.length - 1} more lines like it`);
       if (code !== 0) throw new Error(`robots-audit ${argv[0]} exited with ${code}`);
     };
+    const addSites = async (sites: readonly DemoSite[]) => {
+      for (const portfolio of new Set(sites.map((s) => s.portfolio))) {
+        const origins = sites.filter((s) => s.portfolio === portfolio).map((s) => web.origin(s.host));
+        const argv = ['sites', 'add', ...origins, '--portfolio', portfolio];
+        await run(argv, origins.length > 4 ? ['sites', 'add', ...origins.slice(0, 2), `… (${origins.length} sites)`, '--portfolio', portfolio].join(' ') : undefined);
+      }
+      for (const site of sites.filter((s) => s.tracked.length > 0)) await run(['track', web.origin(site.host), ...site.tracked]);
+      for (const site of sites.filter((s) => s.tracked.length > 0)) say(`   ${site.host}: ${site.story}`);
+    };
 
+    const runtimeConfig = pipelineConfig({ ...io, env }, {});
+    let workers: ReturnType<typeof startPipelineWorkers> | null = null;
+    let rt: Awaited<ReturnType<typeof createRuntime>> | null = null;
     try {
-      for (const portfolio of new Set(DEMO_SITES.map((s) => s.portfolio))) {
-        await run(['sites', 'add', ...DEMO_SITES.filter((s) => s.portfolio === portfolio).map((s) => origin(s.host)), '--portfolio', portfolio, '--database-url', demoUrl]);
-      }
-      for (const site of DEMO_SITES) {
-        await run(['track', origin(site.host), ...site.tracked, '--database-url', demoUrl]);
-      }
-      await run(['alerts', 'add', `http://hooks.demo:${web.port}/webhook`, '--secret', secret, '--min-severity', 'warning', '--database-url', demoUrl]);
-      for (const [i, night] of DEMO_NIGHTS.entries()) {
-        web.setNight(i);
+      say(`== demo web on 127.0.0.1:${web.port} (*.demo); signed webhook receiver at ${receiver.url}`);
+      say(`   (each command below runs with --database-url for ${database}; queues under the Redis prefix ${queuePrefix}, removed at the end)`);
+      await run(['alerts', 'add', receiver.url, '--secret', secret, '--min-severity', 'warning']);
+      rt = await createRuntime(runtimeConfig, cliLogger(runtimeConfig, io, 'error'));
+      workers = startPipelineWorkers(rt);
+
+      for (const [i, part] of plan.parts.entries()) {
         say();
-        say(`== night ${i + 1}: ${night}`);
-        await run(['audit', '--wait', '--work', '--at', night, '--database-url', demoUrl]);
+        say(`== part ${i + 1}: ${part.title}: ${part.about}`);
+        await addSites(part.sites);
+        say(`   each night below is the run \`robots-audit audit --wait --at <night>\` makes (one worker kept across nights)`);
+        for (const night of part.nights) {
+          web.setNight(night);
+          const replayed = await replayNight(rt, night);
+          say(nightLine(night, replayed));
+          for (const alert of replayed.alerts) say(`      [${alert.severity}] ${cut(alert.title, ALERT_TITLE_CHARS)}`);
+        }
       }
+      const pending = await settleDeliveries(rt);
       say();
-      say(`== ${web.received.length} alerts delivered to the signed webhook; everything is in ${database}:`);
-      say(`   psql '${demoUrl}' -c 'select * from verdict_flips'`);
-      say(`   psql '${demoUrl}' -c 'select origin, outcome, policy, policy_reason from site_latest'`);
-      say(`   psql '${demoUrl}' -c "select origin, url, token from verdict_latest where not allowed"`);
+      say(
+        `== webhook: ${receiver.verified.length} alerts received with a valid signature (Standard Webhooks, HMAC-SHA256)` +
+          `, ${receiver.rejected.length} rejected` +
+          (receiver.rejected.length > 0 ? ` (${[...new Set(receiver.rejected)].join(', ')})` : '') +
+          (pending > 0 ? `; ${pending} deliveries still pending` : ''),
+      );
     } finally {
+      // Every job is done by now: a grace lets the workers close without cutting Redis connections.
+      await workers?.close(runtimeConfig.ROBOTS_AUDIT_SHUTDOWN_GRACE_MS);
+      await rt?.close();
       await web.close();
+      await receiver.close();
       await deletePrefixKeys(config.REDIS_URL, queuePrefix);
     }
+
+    const pool = new pg.Pool({ connectionString: demoUrl, max: 2 });
+    try {
+      io.stdout.write(await demoReportsText(pool, terminalWidth(io) ?? DEMO_REPORT_WIDTH));
+    } finally {
+      await pool.end();
+    }
+
+    const url = `--database-url '${demoUrl}'`;
+    say();
+    say(`== done in ${((Date.now() - started) / 1000).toFixed(1)} s; everything is in ${database}. More (each with ${url}):`);
+    for (const [command, what] of MORE_COMMANDS) say(`   ${command.padEnd(78)} ${what}`);
+    say(`   psql '${demoUrl}'   the reporting views, with the queries of docs/sql-reporting.md`);
+    say(`== see it in a browser: robots-audit serve --database-url '${demoUrl}'   then open http://127.0.0.1:8080/`);
   });
 };

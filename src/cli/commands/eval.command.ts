@@ -16,7 +16,8 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import { LruCache } from '../lru-cache.js';
-import { parseRobotsTxt } from '../../robots/index.js';
+// parse.js, not the engine's index: the index also loads the linter, which eval never uses.
+import { parseRobotsTxt } from '../../robots/parse.js';
 import type { Verdict } from '../../robots/index.js';
 
 /** Parsed bodies kept at most. Scripts tend to send many URLs per body, in runs. */

@@ -5,8 +5,9 @@
  *
  * Without `--store` nothing is written and the policy is that of this fetch alone (no history:
  * a 5xx is a full disallow, R-13). With `--store` the fetch is recorded as a manual run (the
- * site added if new): attempt, body (once per content) and snapshot, whose policy takes the
- * site's history into account (D-3), through the same service the fetch worker uses.
+ * site added if new): the site's night (body once per content, changes, verdicts, flips, alerts),
+ * whose policy takes the site's history into account (D-3), computed and stored as a nightly run
+ * stores it.
  */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
@@ -19,13 +20,12 @@ import { databaseUrlOption, withDatabase } from '../with-database.js';
 import { createRepos } from '../../db/index.js';
 import type { FetchOptions, FetchResult } from '../../http/index.js';
 import { fetchOptionsFromConfig, fetchRobotsTxt } from '../../http/index.js';
-import { createLogger } from '../../log/logger.js';
-import type { PolicyKind, PolicyReason, RetrySchedule } from '../../policy/index.js';
+import type { PolicyKind, PolicyReason } from '../../policy/index.js';
 import { effectivePolicy } from '../../policy/index.js';
 import { lintRobotsTxt } from '../../robots/index.js';
 import type { Diagnostic } from '../../robots/index.js';
 import { InvalidUrlError, normalizeOrigin } from '../../robots/origin.js';
-import { createFetchSiteService } from '../../services/fetch-site.service.js';
+import { storeSingleNight } from '../../services/night-runner.js';
 import type { SnapshotSummary } from '../../services/snapshot-summary.js';
 import { summarizeBody } from '../../services/snapshot-summary.js';
 import { formatDiagnostic } from './lint.command.js';
@@ -37,9 +37,6 @@ interface FetchCommandOptions extends DatabaseOptions, NetworkOptions {
 
 /** Diagnostics shown with the summary; `robots-audit lint` lists them all. */
 export const LINT_PREVIEW_COUNT = 5;
-
-/** One attempt, no retry: a manual fetch reports what the site answers now. */
-const NO_RETRIES: RetrySchedule = { delaysSeconds: [], factor503: 1, retryAfterCapSeconds: 0 };
 
 /** What each policy reason means, for people. */
 export const POLICY_REASON_TEXT: Readonly<Record<PolicyReason, string>> = {
@@ -55,7 +52,6 @@ export const POLICY_REASON_TEXT: Readonly<Record<PolicyReason, string>> = {
 export interface StoredFetch {
   runId: number;
   runKey: string;
-  snapshotId: number;
   /** True when the site was not monitored before this fetch. */
   siteAdded: boolean;
 }
@@ -97,7 +93,7 @@ a 5xx is an observation), 2 for a URL that cannot be parsed, a bad option or a d
       io.exitCode = 2;
       return;
     }
-    const report = options.store ? await fetchAndStore(origin, fetchOptions, options, io) : await fetchOnly(origin, fetchOptions);
+    const report = options.store ? await fetchAndStore(origin, fetchOptions, options) : await fetchOnly(origin, fetchOptions);
     io.stdout.write(options.json ? `${JSON.stringify(jsonReport(report))}\n` : textReport(report));
   });
 };
@@ -114,8 +110,8 @@ async function fetchOnly(origin: string, fetchOptions: FetchOptions): Promise<Fe
   return { origin, result, policy: { kind: policy.kind, reason: policy.reason, fallback: policy.fallback }, ...bodyReport(result), stored: null };
 }
 
-async function fetchAndStore(origin: string, fetchOptions: FetchOptions, options: DatabaseOptions, io: CliIo): Promise<FetchReport> {
-  return withDatabase(options, async (db) => {
+async function fetchAndStore(origin: string, fetchOptions: FetchOptions, options: DatabaseOptions): Promise<FetchReport> {
+  return withDatabase(options, async (db, pool) => {
     const repos = createRepos(db);
     const { added } = await repos.sites.upsertSites([{ origin }]);
     const site = await repos.sites.findSiteByOrigin(origin);
@@ -128,25 +124,19 @@ async function fetchAndStore(origin: string, fetchOptions: FetchOptions, options
       startedAt: now,
       sitesTotal: 1,
     });
-    let result: FetchResult | undefined;
-    const service = createFetchSiteService({
-      repos,
-      fetchRobotsTxt: async (o) => (result = await fetchRobotsTxt(o, fetchOptions)),
-      schedule: NO_RETRIES,
-      log: createLogger('silent', io.stderr),
-    });
-    const plan = await service.plan(run.id, site.id);
-    if (plan.kind !== 'fetch') throw new Error(`run ${run.runKey} already has a snapshot of ${origin}; try again`);
-    const outcome = await service.fetchAndStore(plan);
-    if (outcome.kind !== 'stored' || !result) throw new Error(`the fetch of ${origin} was not stored`);
-    await repos.runs.finishRun(run.id, { status: 'completed' });
-    const { snapshot } = outcome;
+    // One attempt, no retry: a manual fetch reports what the site answers now.
+    const result = await fetchRobotsTxt(origin, fetchOptions);
+    const { stored } = await storeSingleNight(pool, run.id, site.id, result);
+    if (!stored) throw new Error(`run ${run.runKey} already has the night of ${origin}; try again`);
+    const finished = await repos.runs.finishRun(run.id, { status: 'completed' });
+    const snapshot = await repos.snapshots.snapshotFor(finished.id, site.id);
+    if (!snapshot) throw new Error(`the fetch of ${origin} was not stored`);
     return {
       origin,
       result,
       policy: { kind: snapshot.policy, reason: snapshot.policyReason as PolicyReason, fallback: snapshot.policyReason === 'D-3' },
       ...bodyReport(result),
-      stored: { runId: run.id, runKey: run.runKey, snapshotId: snapshot.id, siteAdded: added.length > 0 },
+      stored: { runId: run.id, runKey: run.runKey, siteAdded: added.length > 0 },
     };
   });
 }
@@ -174,7 +164,7 @@ function textReport(r: FetchReport): string {
   }
   if (r.stored) {
     const site = r.stored.siteAdded ? '; site added' : '';
-    lines.push(['stored', `run ${r.stored.runKey} (id ${r.stored.runId}), snapshot ${r.stored.snapshotId}${site}`]);
+    lines.push(['stored', `run ${r.stored.runKey} (id ${r.stored.runId})${site}`]);
   }
   const width = Math.max(...lines.map(([k]) => k.length));
   let out = lines.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');

@@ -1,6 +1,7 @@
 /**
  * `robots-audit worker` and `robots-audit scheduler`: the long-running processes of the pipeline.
  */
+import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { runScheduler } from '../../../workers/scheduler.js';
 import { runWorker } from '../../../workers/worker.js';
@@ -9,22 +10,44 @@ import type { CommandRegistrar } from '../main.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig } from '../pipeline-config.js';
 
+interface ProcessOptions extends ConnectionOptions {
+  metricsPort?: string;
+}
+
+function portNumber(value: string): string {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new InvalidArgumentError('a port number, 0 to 65535 (0: off)');
+  return value;
+}
+
+/** `--metrics-port`, over the environment variable `setting`. */
+function metricsPortOption(setting: string): Option {
+  return new Option('--metrics-port <port>', `port of /metrics, /healthz and /readyz, 0: off (default: ${setting})`).argParser(portNumber);
+}
+
+function metricsPortSetting(setting: string, options: ProcessOptions): Record<string, string> {
+  return options.metricsPort === undefined ? {} : { [setting]: options.metricsPort };
+}
+
 export const registerPipelineCommands: CommandRegistrar = (program: Command, io: CliIo) => {
   addConnectionOptions(
     program
       .command('worker')
-      .description('Run the fetch, diff and alert workers until SIGTERM (in-flight jobs finish within ROBOTS_AUDIT_SHUTDOWN_GRACE_MS).'),
-  ).action(async (options: ConnectionOptions) => {
-    const config = pipelineConfig(io, options);
-    await runWorker(config, cliLogger(config, io), io.signal ? { signal: io.signal } : {});
-  });
+      .description('Run the batch, site and alert workers until SIGTERM (in-flight jobs finish within ROBOTS_AUDIT_SHUTDOWN_GRACE_MS).'),
+  )
+    .addOption(metricsPortOption('ROBOTS_AUDIT_METRICS_PORT'))
+    .action(async (options: ProcessOptions) => {
+      const config = pipelineConfig(io, options, metricsPortSetting('ROBOTS_AUDIT_METRICS_PORT', options));
+      await runWorker(config, cliLogger(config, io), io.signal ? { signal: io.signal } : {});
+    });
 
   addConnectionOptions(
     program
       .command('scheduler')
       .description('Keep the nightly job scheduler (ROBOTS_AUDIT_SCHEDULE, ROBOTS_AUDIT_TIMEZONE) and start each night\'s run.'),
-  ).action(async (options: ConnectionOptions) => {
-    const config = pipelineConfig(io, options);
-    await runScheduler(config, cliLogger(config, io), io.signal ? { signal: io.signal } : {});
-  });
+  )
+    .addOption(metricsPortOption('ROBOTS_AUDIT_SCHEDULER_METRICS_PORT'))
+    .action(async (options: ProcessOptions) => {
+      const config = pipelineConfig(io, options, metricsPortSetting('ROBOTS_AUDIT_SCHEDULER_METRICS_PORT', options));
+      await runScheduler(config, cliLogger(config, io), io.signal ? { signal: io.signal } : {});
+    });
 };

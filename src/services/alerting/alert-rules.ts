@@ -42,6 +42,7 @@ import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.
 import type { RobotsChangeKind, RobotsDiff } from '../../robots/diff.js';
 import { describeRobotsDiff } from '../../robots/diff.js';
 import type { RuleKind } from '../../robots/types.js';
+import type { StarRuleGap } from '../../robots/star-rule-gaps.js';
 
 export type AlertSeverity = 'critical' | 'warning' | 'info';
 
@@ -51,6 +52,7 @@ export const ALERT_KINDS = [
   'search_url_disallowed',
   'rules_changed',
   'ai_access_changed',
+  'star_rules_bypassed',
   'allow_all_4xx',
   'search_url_allowed',
   'site_recovered',
@@ -103,6 +105,12 @@ export const ALERT_RULES = [
     severity: 'warning',
     when: 'An AI crawler is newly blocked or unblocked, at `/` or at a tracked URL.',
     spec: ['R-40'],
+  },
+  {
+    kind: 'star_rules_bypassed',
+    severity: 'warning',
+    when: 'A group that names a crawler now leaves open a path the `*` group disallows (the crawler obeys only its own group).',
+    spec: ['R-40', 'T26'],
   },
   {
     kind: 'allow_all_4xx',
@@ -196,6 +204,8 @@ export interface SiteNightChange {
   fallbackStarted: boolean;
   /** D-3: the fallback stopped applying tonight. */
   fallbackEnded: boolean;
+  /** `*` Disallow paths a named crawler's group leaves open tonight that it did not before (R-40). */
+  starGapsOpened?: readonly StarRuleGap[];
 }
 
 export interface SiteNightInput {
@@ -239,6 +249,9 @@ export interface AlertDetails {
     outcomeFrom: FetchOutcome | null;
     outcomeTo: FetchOutcome;
   };
+  /** `star_rules_bypassed`: the `*` Disallow paths newly left open, and by which crawlers' group. */
+  gaps?: { crawlers: string[]; path: string; starLine: number; groupLine: number }[];
+  gapsTotal?: number;
 }
 
 export interface AlertDraft {
@@ -360,6 +373,15 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
       diffLines: describeRobotsDiff(diff, ['rules']),
       agentsAdded: diff.agentsAdded,
       agentsRemoved: diff.agentsRemoved,
+    });
+  }
+
+  const gaps = firstNight ? [] : (change.starGapsOpened ?? []);
+  if (gaps.length > 0) {
+    const crawlers = distinct(gaps.flatMap((g) => g.tokens));
+    add('star_rules_bypassed', `${plural(gaps.length, 'path')} disallowed for * now open to ${crawlers.join(', ')} on ${origin} (their own group does not repeat them)`, {
+      gaps: gaps.slice(0, MAX_FLIPS_PER_ALERT).map((g) => ({ crawlers: g.tokens, path: g.path, starLine: g.starLine, groupLine: g.groupLine })),
+      gapsTotal: gaps.length,
     });
   }
 

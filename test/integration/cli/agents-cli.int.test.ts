@@ -1,10 +1,12 @@
 /**
- * `robots-audit agents list|add|remove`: the editable global list of user agents, seeded by the
- * default-user-agents migration. Real database, in-process.
+ * `robots-audit agents list|add|remove|import`: the editable global list of user agents, seeded by
+ * the default-user-agents migration, within the crawler catalogue (src/crawlers). Real database,
+ * in-process.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KNOWN_AGENT_FAMILIES, agentFamilyOf } from '../../../src/db/agent-families.js';
+import { findCrawler } from '../../../src/crawlers/index.js';
 import { loadUserAgents } from '../../helpers/corpus.js';
 import { runCli } from '../../helpers/cli.js';
 import type { CliRun } from '../../helpers/cli.js';
@@ -15,17 +17,23 @@ let testDb: TestDatabase;
 
 /** The migration's list, in `agents list` order (case-insensitive by token). */
 const DEFAULTS = [
-  { token: 'Applebot-Extended', family: 'ai', isDefault: true },
-  { token: 'Bingbot', family: 'search', isDefault: true },
-  { token: 'CCBot', family: 'ai', isDefault: true },
-  { token: 'ChatGPT-User', family: 'ai', isDefault: true },
-  { token: 'ClaudeBot', family: 'ai', isDefault: true },
-  { token: 'Google-Extended', family: 'ai', isDefault: true },
-  { token: 'Googlebot', family: 'search', isDefault: true },
-  { token: 'GPTBot', family: 'ai', isDefault: true },
-  { token: 'OAI-SearchBot', family: 'ai', isDefault: true },
-  { token: 'PerplexityBot', family: 'ai', isDefault: true },
-];
+  { token: 'Applebot-Extended', family: 'ai' },
+  { token: 'Bingbot', family: 'search' },
+  { token: 'CCBot', family: 'ai' },
+  { token: 'ChatGPT-User', family: 'ai' },
+  { token: 'ClaudeBot', family: 'ai' },
+  { token: 'Google-Extended', family: 'ai' },
+  { token: 'Googlebot', family: 'search' },
+  { token: 'GPTBot', family: 'ai' },
+  { token: 'OAI-SearchBot', family: 'ai' },
+  { token: 'PerplexityBot', family: 'ai' },
+].map((d) => ({ ...d, ...catalogued(d.token), isDefault: true }));
+
+/** What the shipped catalogue says of a token, as `agents list --json` shows it. */
+function catalogued(token: string): { category: string | null; operator: string | null } {
+  const entry = findCrawler(token);
+  return { category: entry?.category ?? null, operator: entry?.operator ?? null };
+}
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -34,23 +42,23 @@ afterAll(async () => {
   await testDb?.close();
 });
 beforeEach(async () => {
-  // Back to the migrated state: the defaults of the migration only.
+  // Back to the defaults of the migration only (the catalogue's other rows go too).
   await testDb.db.execute(sql`delete from user_agents where lower(token) not in (${sql.join(DEFAULTS.map((d) => sql`${d.token.toLowerCase()}`), sql`, `)})`);
   await testDb.db.execute(sql`update user_agents set is_default = true`);
 });
 
-function agents(args: string[]): Promise<CliRun> {
-  return runCli(['agents', ...args, '--database-url', testDb.url]);
+function agents(args: string[], stdin?: string): Promise<CliRun> {
+  return runCli(['agents', ...args, '--database-url', testDb.url], stdin === undefined ? {} : { stdin });
 }
 
 async function listJson(all = false) {
   const run = await agents(['list', '--json', ...(all ? ['--all'] : [])]);
   expect(run.code).toBe(0);
-  return JSON.parse(run.stdout) as { token: string; family: string | null; isDefault: boolean }[];
+  return JSON.parse(run.stdout) as { token: string; category: string | null; operator: string | null; family: string | null; isDefault: boolean }[];
 }
 
 describe('the default-user-agents migration', () => {
-  it('seeds the ten default agents with their families', async () => {
+  it('seeds the ten default agents with their families, category and operator from the catalogue', async () => {
     expect(await listJson()).toEqual(DEFAULTS);
   });
 
@@ -65,15 +73,15 @@ describe('agents list', () => {
     const run = await agents(['list']);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toBe('TOKEN              FAMILY  DEFAULT');
-    expect(lines[1]).toBe('Applebot-Extended  ai      yes');
+    expect(lines[0]).toBe('TOKEN              CATEGORY      FAMILY  DEFAULT  OPERATOR');
+    expect(lines[1]).toBe(`Applebot-Extended  ${catalogued('Applebot-Extended').category!.padEnd(12)}  ai      yes      ${catalogued('Applebot-Extended').operator}`);
     expect(lines).toHaveLength(DEFAULTS.length + 2);
   });
 
   it('--all adds the agents that are not defaults', async () => {
     await agents(['remove', 'CCBot']);
     expect((await listJson()).map((a) => a.token)).not.toContain('CCBot');
-    expect((await listJson(true)).at(-1)).toEqual({ token: 'CCBot', family: 'ai', isDefault: false });
+    expect((await listJson(true)).at(-1)).toEqual({ token: 'CCBot', family: 'ai', ...catalogued('CCBot'), isDefault: false });
   });
 });
 
@@ -83,10 +91,11 @@ describe('agents add', () => {
     expect(run).toEqual({ code: 0, stdout: 'added Bytespider\nadded AhrefsBot\nadded MyCrawler\n', stderr: '' });
     const list = await listJson();
     expect(list.filter((a) => ['Bytespider', 'AhrefsBot', 'MyCrawler'].includes(a.token))).toEqual([
-      { token: 'AhrefsBot', family: 'seo', isDefault: true },
-      { token: 'Bytespider', family: 'ai', isDefault: true },
-      { token: 'MyCrawler', family: null, isDefault: true },
+      { token: 'AhrefsBot', family: 'seo', ...catalogued('AhrefsBot'), isDefault: true },
+      { token: 'Bytespider', family: 'ai', ...catalogued('Bytespider'), isDefault: true },
+      { token: 'MyCrawler', family: null, category: null, operator: null, isDefault: true },
     ]);
+    expect(catalogued('Bytespider').category).toMatch(/^ai-/);
   });
 
   it('T15: a token is compared case-insensitively: the stored spelling is kept, nothing is added twice', async () => {
@@ -142,5 +151,54 @@ describe('the built-in family table', () => {
     ['UnknownBot', null],
   ])('%s -> %s', (token, family) => {
     expect(agentFamilyOf(token)).toBe(family);
+  });
+});
+
+describe('agents import', () => {
+  const robotsJson = JSON.stringify({
+    GPTBot: { operator: '[OpenAI](https://openai.com)', function: 'AI Data Scrapers', frequency: 'No information.', description: 'Trains models.' },
+    NewAssistantBot: { operator: 'Example Labs, a start-up', function: 'Fetches pages when prompted by a user.', frequency: 'On demand.' },
+    'Bad Bot/1.0': { operator: 'Unknown', function: 'Unclear' },
+  });
+
+  it('adds new tokens as catalogue rows (not defaults), updates known ones, reports names that are not tokens', async () => {
+    await testDb.db.execute(sql`update user_agents set operator = 'Someone else' where token = 'GPTBot'`);
+    const run = await agents(['import', '-'], robotsJson);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('imported 2 crawlers: 1 added, 1 updated, 0 unchanged\n');
+    expect(run.stderr).toMatch(/^skipped "Bad Bot\/1\.0": not a product token/);
+    const all = await listJson(true);
+    expect(all.find((a) => a.token === 'NewAssistantBot')).toEqual({ token: 'NewAssistantBot', category: 'ai-assistant', operator: 'Example Labs', family: 'ai', isDefault: false });
+    expect(all.find((a) => a.token === 'GPTBot')).toMatchObject({ operator: 'OpenAI', category: 'ai-training', isDefault: true });
+    expect((await listJson()).map((a) => a.token)).not.toContain('NewAssistantBot');
+  });
+
+  it('a second import of the same file changes nothing; --json says so', async () => {
+    await agents(['import', '-'], robotsJson);
+    const run = await agents(['import', '-', '--json'], robotsJson);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ added: [], updated: [], skipped: [expect.objectContaining({ name: 'Bad Bot/1.0' })], bodiesReindexed: 0 });
+  });
+
+  it.each([
+    ['not JSON', '{"GPTBot": ', /robots\.json is not JSON/],
+    ['an array at the top', '[]', /top level is an array/],
+    ['an entry that is not an object', '{"NewBot": {"operator": "X"}, "Other": 3}', /the entry "Other" is a number/],
+    ['a field that is not a string', '{"NewBot": {"operator": 7}}', /"operator" as a number/],
+  ])('%s: one clear line, exit 1, nothing imported', async (_name, text, message) => {
+    const before = await listJson(true);
+    const run = await agents(['import', '-'], text);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toMatch(/nothing imported\n$/);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(await listJson(true)).toEqual(before);
+  });
+
+  it('a missing file is one clear line', async () => {
+    const run = await agents(['import', '/nonexistent/robots.json']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/\/nonexistent\/robots\.json: .*nothing imported\n$/);
   });
 });

@@ -9,6 +9,8 @@ import { formatDiagnostic } from '../../../src/cli/commands/lint.command.js';
 import { LINT_PREVIEW_COUNT } from '../../../src/cli/commands/fetch.command.js';
 import { createRepos, sha256Of } from '../../../src/db/index.js';
 import { lintRobotsTxt } from '../../../src/robots/index.js';
+import { storeSingleNight } from '../../../src/services/night-runner.js';
+import { fetchResult } from '../../helpers/fetch-results.js';
 import { closedPort } from '../../fixtures/webhook-receiver.js';
 import { OK_BODY, startFixtureWeb } from '../../fixtures/web/index.js';
 import type { FixtureWeb } from '../../fixtures/web/index.js';
@@ -212,14 +214,14 @@ describe('fetch: bad input and network options', () => {
   });
 });
 
-describe('fetch --store: a manual run with attempt, body and snapshot', () => {
+describe('fetch --store: a manual run with its night (attempt, body, snapshot, verdicts)', () => {
   beforeEach(async () => {
-    await testDb.db.execute(sql`truncate sites, portfolios, audit_runs, bodies restart identity cascade`);
+    await testDb.db.execute(sql`truncate sites, portfolios, audit_runs, bodies, responses restart identity cascade`);
   });
 
   const store = (host: string, extra: string[] = []) => fetchCli(host, ['--store', '--database-url', testDb.url, ...extra]);
 
-  it('adds the site, records a completed manual run, its attempt and snapshot, and says so', async () => {
+  it('adds the site, records a completed manual run, its attempt, snapshot and verdicts, and says so', async () => {
     const run = await store('ok.test');
     expect(run.code).toBe(0);
     const origin = `http://ok.test:${web.port}`;
@@ -227,15 +229,19 @@ describe('fetch --store: a manual run with attempt, body and snapshot', () => {
       sql`select run_key, trigger, status, sites_total, finished_at is not null as finished from audit_runs`,
     );
     expect(runs.rows).toEqual([{ run_key: expect.stringMatching(new RegExp(`^fetch-${origin.replace(/[.]/g, '\\.')}-\\d{4}-\\d\\d-\\d\\dT`)), trigger: 'manual', status: 'completed', sites_total: 1, finished: true }]);
-    expect(run.stdout).toContain(`\nstored      run ${runs.rows[0]!.run_key} (id 1), snapshot 1; site added\n`);
+    expect(run.stdout).toContain(`\nstored      run ${runs.rows[0]!.run_key} (id 1); site added\n`);
 
     const repos = createRepos(testDb.db);
     const site = await repos.sites.findSiteByOrigin(origin);
     expect(site).not.toBeNull();
-    const attempts = await repos.attempts.attemptsFor(1, site!.id);
+    const attempts = await repos.snapshots.attemptsFor(1, site!.id);
     expect(attempts).toMatchObject([{ attempt: 1, outcome: 'ok', status: 200, requestedUrl: `${origin}/robots.txt`, bodySha256: sha256Of(Buffer.from(OK_BODY)) }]);
-    expect(await repos.snapshots.snapshotFor(1, site!.id)).toMatchObject({ outcome: 'ok', policy: 'rules', policyReason: 'R-10', policySnapshotId: 1, attempts: 1, groups: 1, rules: 2, sitemaps: 1 });
-    expect((await repos.bodies.getBody(sha256Of(Buffer.from(OK_BODY))))?.toString('utf8')).toBe(OK_BODY);
+    const snapshot = await repos.snapshots.snapshotFor(1, site!.id);
+    expect(snapshot).toMatchObject({ outcome: 'ok', policy: 'rules', policyReason: 'R-10', rulesRunId: null, attempts: 1 });
+    expect(await repos.bodies.getBodyRow(snapshot!.bodyId!)).toMatchObject({ content: Buffer.from(OK_BODY), groups: 1, rules: 2, sitemaps: 1 });
+    // The night as a nightly run stores it: the baseline change and the root's verdicts.
+    expect(await count('snapshot_changes', sql`kinds = '{first_seen}'`)).toBe(1);
+    expect(await count('verdicts', sql`from_run_id = 1 and to_run_id is null`)).toBeGreaterThan(0);
     // The site is monitored from now on, root tracked URL included.
     expect(await count('tracked_urls', sql`is_root`)).toBe(1);
   });
@@ -244,14 +250,14 @@ describe('fetch --store: a manual run with attempt, body and snapshot', () => {
     expect((await store('ok.test')).code).toBe(0);
     const second = await store('ok.test');
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/\nstored {6}run fetch-\S+ \(id 2\), snapshot 2\n$/);
+    expect(second.stdout).toMatch(/\nstored {6}run fetch-\S+ \(id 2\)\n$/);
     expect([await count('audit_runs'), await count('snapshots'), await count('fetch_attempts'), await count('bodies'), await count('sites')]).toEqual([2, 2, 2, 1, 1]);
   });
 
   it('--json carries the stored run and snapshot', async () => {
     const out = await fetchJson('s404.test', ['--store', '--database-url', testDb.url]);
-    expect(out.stored).toEqual({ runId: 1, runKey: expect.stringMatching(/^fetch-http:\/\/s404\.test:/), snapshotId: 1, siteAdded: true });
-    expect(await count('snapshots', sql`outcome = 'unavailable' and policy = 'allow_all' and body_sha256 is null`)).toBe(1);
+    expect(out.stored).toEqual({ runId: 1, runKey: expect.stringMatching(/^fetch-http:\/\/s404\.test:/), siteAdded: true });
+    expect(await count('snapshots', sql`outcome = 'unavailable' and policy = 'allow_all' and body_id is null`)).toBe(1);
   });
 
   it('D-3: the stored policy counts with the site\'s history; without --store the same answer is a plain R-13', async () => {
@@ -264,17 +270,11 @@ describe('fetch --store: a manual run with attempt, body and snapshot', () => {
     const good = Buffer.from('User-agent: *\nDisallow: /old/\n');
     const goodAt = new Date(Date.now() - 45 * DAY_MS);
     const downAt = new Date(Date.now() - 40 * DAY_MS);
+    // Two earlier nights, stored as runs store them: the rules 45 days ago, a 503 since 40 days.
     const { run: goodRun } = await repos.runs.createRun({ runKey: 'history-good', trigger: 'manual', runAt: goodAt });
-    const stored = await repos.snapshots.recordFetch({
-      bodies: [good],
-      attempts: [],
-      snapshot: { runId: goodRun.id, siteId: site.id, fetchedAt: goodAt, outcome: 'ok', status: 200, attempts: 1, policy: 'rules', policyReason: 'R-10', policySnapshotId: 'self', bodySha256: sha256Of(good) },
-    });
+    await storeSingleNight(testDb.pool, goodRun.id, site.id, fetchResult({ origin, outcome: 'ok', body: good, startedAt: goodAt }));
     const { run: downRun } = await repos.runs.createRun({ runKey: 'history-down', trigger: 'manual', runAt: downAt });
-    await repos.snapshots.recordFetch({
-      attempts: [],
-      snapshot: { runId: downRun.id, siteId: site.id, fetchedAt: downAt, outcome: 'server_error', status: 503, attempts: 1, policy: 'disallow_all', policyReason: 'R-13', policySnapshotId: null, unreachableSince: downAt },
-    });
+    await storeSingleNight(testDb.pool, downRun.id, site.id, fetchResult({ origin, outcome: 'server_error', status: 503, startedAt: downAt }));
 
     const plain = await fetchJson(host);
     expect(plain.policy).toMatchObject({ kind: 'disallow_all', reason: 'R-13', fallback: false });
@@ -282,7 +282,7 @@ describe('fetch --store: a manual run with attempt, body and snapshot', () => {
     const withHistory = await fetchJson(host, ['--store', '--database-url', testDb.url]);
     expect(withHistory.policy).toMatchObject({ kind: 'rules', reason: 'D-3', fallback: true });
     const latest = await repos.snapshots.latestSnapshot(site.id);
-    expect(latest).toMatchObject({ outcome: 'server_error', policy: 'rules', policyReason: 'D-3', policySnapshotId: stored.snapshot.id, unreachableSince: downAt });
+    expect(latest).toMatchObject({ outcome: 'server_error', policy: 'rules', policyReason: 'D-3', rulesRunId: goodRun.id, unreachableSince: downAt });
     expect(withHistory.stored).toMatchObject({ siteAdded: false });
   });
 

@@ -19,8 +19,10 @@ const TABLES = [
   'portfolio_sites',
   'audit_runs',
   'bodies',
-  'fetch_attempts',
+  'responses',
+  'failed_attempts',
   'snapshots',
+  'site_state',
   'snapshot_changes',
   'user_agents',
   'tracked_urls',
@@ -65,8 +67,8 @@ describe('migrateDatabase: concurrent processes', () => {
     expect(rows.rows[0]!.t).toBe(table);
   });
 
-  it('creates the site_latest view', async () => {
-    const rows = await target.db.execute<{ n: string }>(sql`select count(*) as n from pg_views where viewname = 'site_latest'`);
+  it.each(['site_latest', 'verdict_latest', 'verdict_history', 'fetch_attempts'])('creates the %s view', async (view) => {
+    const rows = await target.db.execute<{ n: string }>(sql`select count(*) as n from pg_views where viewname = ${view}`);
     expect(Number(rows.rows[0]!.n)).toBe(1);
   });
 
@@ -99,7 +101,11 @@ describe('robots-audit db migrate', () => {
   it('prints what it applied, then "already up to date"', async () => {
     const empty = await database(true);
     const first = await runCli(['db', 'migrate', '--database-url', empty.url]);
-    expect(first).toEqual({ code: 0, stdout: journalTags.map((t) => `applied ${t}\n`).join(''), stderr: '' });
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    // Then the shipped crawler catalogue joins the ten default agents the migrations seed.
+    const applied = journalTags.map((t) => `applied ${t}\n`).join('');
+    expect(first.stdout.startsWith(applied)).toBe(true);
+    expect(first.stdout.slice(applied.length)).toMatch(/^added \d{3} crawlers of the catalogue\n$/);
     const second = await runCli(['db', 'migrate', '--database-url', empty.url]);
     expect(second).toEqual({ code: 0, stdout: 'already up to date\n', stderr: '' });
     await expect(assertMigrated(empty.db)).resolves.toBeUndefined();
@@ -113,17 +119,23 @@ describe('robots-audit db migrate', () => {
   });
 });
 
+/** A copy of the migrations folder holding the journal's entries before `tag` (a deployment that predates it). */
+function migrationsBefore(tag: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `migrations-before-${tag}-`));
+  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+  const upTo = journal.entries.findIndex((e) => e.tag.startsWith(tag));
+  expect(upTo).toBeGreaterThan(0);
+  fs.mkdirSync(path.join(dir, 'meta'));
+  fs.writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
+  for (const e of journal.entries.slice(0, upTo)) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
+  return dir;
+}
+
 describe('0003_run-diff-counter: runs that exist already get their diffed count', () => {
   it('sites_diffed is backfilled from the snapshots diffed so far', async () => {
-    // The migrations up to 0002 only, as a deployment that predates 0003 has them.
-    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-0002-'));
+    const before = migrationsBefore('0003_');
+    const through = migrationsBefore('0004_');
     try {
-      const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-      const upTo = journal.entries.findIndex((e) => e.tag.startsWith('0003_'));
-      expect(upTo).toBeGreaterThan(0);
-      fs.mkdirSync(path.join(before, 'meta'));
-      fs.writeFileSync(path.join(before, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
-      for (const e of journal.entries.slice(0, upTo)) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(before, `${e.tag}.sql`));
       const target = await database(true);
       await migrateDatabase(target.url, before);
       await target.pool.query(`
@@ -132,7 +144,7 @@ describe('0003_run-diff-counter: runs that exist already get their diffed count'
         insert into snapshots (run_id, site_id, fetched_at, outcome, attempts, policy, policy_reason, diffed_at)
           select r, s, now(), 'unavailable', 1, 'allow_all', 'R-12', case when s <= r then now() end
           from generate_series(1, 2) r, generate_series(1, 3) s;`);
-      await migrateDatabase(target.url);
+      await migrateDatabase(target.url, through);
       const rows = (await target.pool.query<{ id: number; sites_diffed: number }>('select id, sites_diffed from audit_runs order by id')).rows;
       expect(rows).toEqual([
         { id: 1, sites_diffed: 1 },
@@ -140,6 +152,7 @@ describe('0003_run-diff-counter: runs that exist already get their diffed count'
       ]);
     } finally {
       fs.rmSync(before, { recursive: true, force: true });
+      fs.rmSync(through, { recursive: true, force: true });
     }
   });
 });

@@ -1,15 +1,17 @@
 /**
- * The repo modules against a real database: every write idempotent (a retried job changes
- * nothing), multi-row writes atomic, and the history queries the policy needs (D-3, R-14).
+ * The repo modules and the night store against a real database: every write idempotent (a
+ * retried job changes nothing), a batch of nights written in one transaction or not at all, a
+ * night computed from a state that moved on refused, and the history read back by the run clock.
  */
-import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AttemptInput } from '../../../src/db/attempts.repo.js';
-import { createRepos } from '../../../src/db/index.js';
+import { createRepos, loadBody, loadRunClock, loadSiteContexts, loadSpansInForce, sha256Of, storeNights } from '../../../src/db/index.js';
 import type { Repos } from '../../../src/db/index.js';
 import { siteLatest } from '../../../src/db/schema.js';
-import type { SnapshotInput } from '../../../src/db/snapshots.repo.js';
+import type { FetchOutcome } from '../../../src/policy/index.js';
+import { storeSingleNight } from '../../../src/services/night-runner.js';
+import { computeSiteNight } from '../../../src/services/site-night.js';
+import { fetchResult } from '../../helpers/fetch-results.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 
@@ -24,7 +26,7 @@ afterAll(async () => {
   await testDb?.close();
 });
 beforeEach(async () => {
-  await testDb.db.execute(sql`truncate sites, portfolios, audit_runs, bodies restart identity cascade`);
+  await testDb.db.execute(sql`truncate sites, portfolios, audit_runs, bodies, responses restart identity cascade`);
 });
 
 async function count(table: string): Promise<number> {
@@ -44,98 +46,49 @@ async function run(day: number): Promise<number> {
   return row.id;
 }
 
-function attempt(runId: number, siteId: number, n: number, overrides: Partial<AttemptInput> = {}): AttemptInput {
-  return {
-    runId,
-    siteId,
-    attempt: n,
-    startedAt: NIGHT(1),
-    durationMs: 120,
-    requestedUrl: 'https://a.example/robots.txt',
-    finalUrl: 'https://a.example/robots.txt',
-    hops: [],
-    status: 200,
-    outcome: 'ok',
-    bodyBytes: 0,
-    truncated: false,
-    ...overrides,
-  };
+const BODY_A = 'User-agent: *\nDisallow: /a/\n';
+const BODY_B = 'User-agent: *\nDisallow: /b/\n';
+
+async function originOf(siteId: number): Promise<string> {
+  return (await repos.sites.getSite(siteId))!.origin;
 }
 
-function snapshot(runId: number, siteId: number, day: number, overrides: Partial<SnapshotInput> = {}): SnapshotInput {
-  return {
-    runId,
-    siteId,
-    fetchedAt: NIGHT(day),
-    outcome: 'ok',
-    status: 200,
-    attempts: 1,
-    policy: 'rules',
-    policyReason: 'R-10',
-    policySnapshotId: 'self',
-    ...overrides,
-  };
+/** A site's night of a run, computed and stored as the pipeline does it (one attempt). */
+async function night(runId: number, siteId: number, o: { outcome: FetchOutcome; status?: number; body?: string | Buffer; headers?: Record<string, string> }) {
+  const runAt = (await repos.runs.getRun(runId))!.runAt;
+  return storeSingleNight(testDb.pool, runId, siteId, fetchResult({ origin: await originOf(siteId), startedAt: runAt, ...o }));
 }
 
-describe('bodies: stored once by content hash', () => {
-  it('putBody twice stores one row and returns the sha256 both times', async () => {
-    const body = Buffer.from('User-agent: *\nDisallow: /private/\n');
-    const first = await repos.bodies.putBody(body);
-    const second = await repos.bodies.putBody(new Uint8Array(body));
-    expect(first.equals(createHash('sha256').update(body).digest())).toBe(true);
-    expect(second.equals(first)).toBe(true);
-    expect(await count('bodies')).toBe(1);
-    expect((await repos.bodies.getBody(first))?.equals(body)).toBe(true);
-  });
+/** A night computed now from the site's state as it is now, to be stored later. */
+async function computedNight(runId: number, siteId: number, body: string) {
+  const run = (await loadRunClock(testDb.pool, runId))!;
+  const ctx = (await loadSiteContexts(testDb.pool, run, [siteId])).get(siteId)!;
+  return computeSiteNight(
+    {
+      siteId,
+      origin: ctx.origin!,
+      runId,
+      runAt: run.runAt,
+      result: fetchResult({ origin: ctx.origin!, outcome: 'ok', body, startedAt: run.runAt }),
+      attempt: 1,
+      previous: ctx.state,
+      targets: ctx.targets,
+      targetsHash: ctx.targetsHash,
+      catalogueTokens: ['googlebot', 'gptbot'],
+      nextNight: null,
+    },
+    { body: (id) => loadBody(testDb.pool, id), spansInForce: (ids, previous, replayed) => loadSpansInForce(testDb.pool, ids, previous, replayed) },
+  );
+}
 
-  it('an empty body is a body too', async () => {
-    const sha = await repos.bodies.putBody(new Uint8Array(0));
-    expect((await repos.bodies.getBody(sha))?.length).toBe(0);
-  });
-});
-
-describe('fetch attempts: every attempt kept, once (D-3, R-13)', () => {
-  it('recording the same attempt twice writes one row', async () => {
-    const siteId = await site();
-    const runId = await run(1);
-    expect(await repos.attempts.recordAttempt(attempt(runId, siteId, 1))).toEqual({ created: true });
-    expect(await repos.attempts.recordAttempt(attempt(runId, siteId, 1, { durationMs: 999 }))).toEqual({ created: false });
-    expect(await count('fetch_attempts')).toBe(1);
-    const [stored] = await repos.attempts.attemptsFor(runId, siteId);
-    expect(stored!.durationMs).toBe(120);
-  });
-
-  it('without a redirect, final_url and hops are stored as NULL and read back whole', async () => {
-    const siteId = await site();
-    const runId = await run(1);
-    await repos.attempts.recordAttempt(attempt(runId, siteId, 1));
-    const raw = await testDb.db.execute<{ final_url: string | null; hops: unknown }>(sql`select final_url, hops from fetch_attempts`);
-    expect(raw.rows).toEqual([{ final_url: null, hops: null }]);
-    const [read] = await repos.attempts.attemptsFor(runId, siteId);
-    expect(read).toMatchObject({ finalUrl: 'https://a.example/robots.txt', hops: [] });
-  });
-
-  it('R-11: a redirect chain is kept as recorded', async () => {
-    const siteId = await site();
-    const runId = await run(1);
-    const hops = [{ url: 'https://a.example/robots.txt', status: 301, location: 'https://www.a.example/robots.txt' }];
-    await repos.attempts.recordAttempt(attempt(runId, siteId, 1, { finalUrl: 'https://www.a.example/robots.txt', hops }));
-    const [read] = await repos.attempts.attemptsFor(runId, siteId);
-    expect(read).toMatchObject({ finalUrl: 'https://www.a.example/robots.txt', hops });
-  });
-
-  it('R-13: retries within a run are separate rows, in order', async () => {
-    const siteId = await site();
-    const runId = await run(1);
-    const n = await repos.attempts.recordAttempts([
-      attempt(runId, siteId, 1, { outcome: 'server_error', status: 503 }),
-      attempt(runId, siteId, 2, { outcome: 'network_error', status: null, errorCode: 'ECONNRESET' }),
-      attempt(runId, siteId, 3),
-    ]);
-    expect(n).toBe(3);
-    expect((await repos.attempts.attemptsFor(runId, siteId)).map((a) => a.outcome)).toEqual(['server_error', 'network_error', 'ok']);
-  });
-});
+async function store(...nights: Awaited<ReturnType<typeof computedNight>>[]) {
+  const client = await testDb.pool.connect();
+  try {
+    return await storeNights(client, nights, []);
+  } finally {
+    client.release();
+  }
+}
 
 describe('audit runs: run_key makes a second firing add nothing', () => {
   it('createRun twice returns the same row', async () => {
@@ -159,19 +112,15 @@ describe('audit runs: run_key makes a second firing add nothing', () => {
     const a = await site('https://a.example');
     const b = await site('https://b.example');
     const runId = await run(1);
-    await repos.snapshots.insertSnapshot(snapshot(runId, a, 1));
-    const { snapshot: sb } = await repos.snapshots.insertSnapshot(
-      snapshot(runId, b, 1, { outcome: 'server_error', status: 503, policy: 'disallow_all', policyReason: 'R-13', policySnapshotId: null }),
-    );
-    await testDb.db.execute(
-      sql`insert into snapshot_changes (snapshot_id, run_id, site_id, outcome_to, policy_to, kinds) values (${sb.id}, ${runId}, ${b}, 'server_error', 'disallow_all', '{first_seen,outcome}')`,
-    );
+    await night(runId, a, { outcome: 'ok', body: BODY_A });
+    await night(runId, b, { outcome: 'server_error', status: 503 });
+    await testDb.db.execute(sql`update snapshot_changes set kinds = '{first_seen,outcome}' where site_id = ${b}`);
     await repos.runs.addCounts(runId, { alerts: { critical: 1 } });
     const finished = await repos.runs.finishRun(runId, { status: 'completed', finishedAt: NIGHT(2) });
     const expected = {
       outcome: { ok: 1, server_error: 1 },
       policy: { rules: 1, disallow_all: 1 },
-      change: { first_seen: 1, outcome: 1 },
+      change: { first_seen: 2, outcome: 1 },
       alerts: { critical: 1 },
     };
     expect(finished).toMatchObject({ status: 'completed', finishedAt: NIGHT(2), counts: expected });
@@ -180,158 +129,157 @@ describe('audit runs: run_key makes a second firing add nothing', () => {
   });
 });
 
-describe('snapshots: exactly one per site per run', () => {
-  it('insertSnapshot twice keeps one row and returns it both times', async () => {
-    const siteId = await site();
+describe('night store: many nights in one transaction, each once', () => {
+  it('first nights: a snapshot each, a body once per content, an answer once per headers, a state each', async () => {
+    const [a, b, c] = [await site('https://a.example'), await site('https://b.example'), await site('https://c.example')];
     const runId = await run(1);
-    const first = await repos.snapshots.insertSnapshot(snapshot(runId, siteId, 1));
-    const second = await repos.snapshots.insertSnapshot(snapshot(runId, siteId, 1, { rules: 42 }));
-    expect(first.created).toBe(true);
-    expect(second).toEqual({ snapshot: first.snapshot, created: false });
-    expect(await count('snapshots')).toBe(1);
+    const result = await store(await computedNight(runId, a, BODY_A), await computedNight(runId, b, BODY_A), await computedNight(runId, c, BODY_B));
+    expect([...result.stored].sort()).toEqual([`${a}:${runId}`, `${b}:${runId}`, `${c}:${runId}`].sort());
+    expect([await count('snapshots'), await count('bodies'), await count('responses'), await count('site_state')]).toEqual([3, 2, 1, 3]);
+    const sa = await repos.snapshots.snapshotFor(runId, a);
+    const sb = await repos.snapshots.snapshotFor(runId, b);
+    expect(sa!.bodyId).toBe(sb!.bodyId);
+    expect(await repos.bodies.getBodyRow(sa!.bodyId!)).toMatchObject({ sha256: sha256Of(Buffer.from(BODY_A)), size: BODY_A.length, groups: 1, rules: 1 });
+    // The run counts each night once.
+    expect((await repos.runs.getRun(runId))!).toMatchObject({ sitesDone: 3, counts: { outcome: { ok: 3 }, policy: { rules: 3 }, change: { first_seen: 3 } } });
   });
 
-  it('R-10: an ok snapshot names itself as the source of its rules', async () => {
-    const siteId = await site();
-    const { snapshot: s } = await repos.snapshots.insertSnapshot(snapshot(await run(1), siteId, 1));
-    expect(s.policySnapshotId).toBe(s.id);
+  it('the same nights stored again (a job run twice): nothing written, nothing counted', async () => {
+    const a = await site();
+    const runId = await run(1);
+    const first = await computedNight(runId, a, BODY_A);
+    await store(first);
+    const tables = ['snapshots', 'bodies', 'responses', 'site_state', 'verdicts', 'snapshot_changes'];
+    const before = await Promise.all(tables.map(count));
+    const again = await store(first);
+    expect(again.stored.size).toBe(0);
+    expect(await Promise.all(tables.map(count))).toEqual(before);
+    expect((await repos.runs.getRun(runId))!.sitesDone).toBe(1);
   });
 
-  it('recordFetch writes body, attempts and snapshot together, and is idempotent', async () => {
-    const siteId = await site();
-    const runId = await run(1);
-    const body = Buffer.from('User-agent: *\nAllow: /\n');
-    const sha = createHash('sha256').update(body).digest();
-    const input = {
-      bodies: [body],
-      attempts: [attempt(runId, siteId, 1, { outcome: 'server_error', status: 500 }), attempt(runId, siteId, 2, { bodySha256: sha, bodyBytes: body.length })],
-      snapshot: snapshot(runId, siteId, 1, { attempts: 2, bodySha256: sha, bodyBytes: body.length }),
-    };
-    const first = await repos.snapshots.recordFetch(input);
-    const second = await repos.snapshots.recordFetch(input);
-    expect(first.created).toBe(true);
-    expect(second.created).toBe(false);
-    expect([await count('bodies'), await count('fetch_attempts'), await count('snapshots')]).toEqual([1, 2, 1]);
+  it('an unchanged night adds its snapshot and nothing else: same body, same answer, no verdict, no change', async () => {
+    const a = await site();
+    await night(await run(1), a, { outcome: 'ok', body: BODY_A });
+    const tables = ['bodies', 'responses', 'verdicts', 'snapshot_changes', 'verdict_flips', 'alerts'];
+    const before = await Promise.all(tables.map(count));
+    const run2 = await run(2);
+    await night(run2, a, { outcome: 'ok', body: BODY_A });
+    expect(await Promise.all(tables.map(count))).toEqual(before);
+    expect(await count('snapshots')).toBe(2);
+    const state = await testDb.pool.query('select run_id, failed_nights from site_state where site_id = $1', [a]);
+    expect(state.rows).toEqual([{ run_id: run2, failed_nights: 0 }]);
   });
 
-  it('recordFetch that fails part-way writes nothing', async () => {
-    const siteId = await site();
+  it('a night computed from a state that moved on is stale: nothing of its batch is written', async () => {
+    const [a, b] = [await site('https://a.example'), await site('https://b.example')];
+    await night(await run(1), a, { outcome: 'ok', body: BODY_A });
+    const run2 = await run(2);
+    const run3 = await run(3);
+    // Both computed from night 1; night 3 is stored first, so night 2's state is stale.
+    const late = await computedNight(run2, a, BODY_B);
+    await store(await computedNight(run3, a, BODY_A));
+    const result = await store(late, await computedNight(run2, b, BODY_B));
+    expect([...result.stale]).toEqual([`${a}:${run2}`]);
+    expect(await repos.snapshots.snapshotFor(run2, a)).toBeNull();
+    expect(await repos.snapshots.snapshotFor(run2, b)).toBeNull();
+    expect((await repos.runs.getRun(run2))!.sitesDone).toBe(0);
+  });
+
+  it('R-13: retried attempts are kept once each; the fetch_attempts view shows them before the final one', async () => {
+    const a = await site();
     const runId = await run(1);
-    const body = Buffer.from('User-agent: *\n');
-    // The snapshot names a run that does not exist: its insert fails after the body and the
-    // attempt were written in the same transaction.
-    const failing = repos.snapshots.recordFetch({
-      bodies: [body],
-      attempts: [attempt(runId, siteId, 1)],
-      snapshot: snapshot(runId + 1000, siteId, 1),
+    const origin = await originOf(a);
+    const runAt = NIGHT(1);
+    const failed = (n: number) => ({
+      siteId: a,
+      runId,
+      attempt: n,
+      startedAt: new Date(runAt.getTime() + n * 1000),
+      durationMs: 80,
+      response: null,
+      newResponse: null,
+      fullSize: null,
+      outcome: 'network_error' as const,
+      status: null,
+      errorCode: 'ECONNRESET',
+      errorMessage: 'read ECONNRESET',
     });
-    await expect(failing).rejects.toThrow();
-    expect([await count('bodies'), await count('fetch_attempts'), await count('snapshots')]).toEqual([0, 0, 0]);
-  });
-});
-
-describe('diff progress: each snapshot counted once in its run', () => {
-  it('markDiffed sets diffed_at and counts the snapshot the first time only', async () => {
-    const runId = await run(1);
-    const a = (await repos.snapshots.insertSnapshot(snapshot(runId, await site('https://a.example'), 1))).snapshot;
-    const b = (await repos.snapshots.insertSnapshot(snapshot(runId, await site('https://b.example'), 1))).snapshot;
-    expect(await repos.changes.hasUndiffed(runId)).toBe(true);
-    await repos.changes.markDiffed(a.id, NIGHT(1));
-    // A diff job that runs again changes neither the time nor the count.
-    await repos.changes.markDiffed(a.id, NIGHT(2));
-    expect((await repos.runs.getRun(runId))!.sitesDiffed).toBe(1);
-    expect((await repos.snapshots.snapshotFor(runId, a.siteId))!.diffedAt).toEqual(NIGHT(1));
-    expect(await repos.changes.hasUndiffed(runId)).toBe(true);
-    await repos.changes.markDiffed(b.id, NIGHT(1));
-    expect((await repos.runs.getRun(runId))!.sitesDiffed).toBe(2);
-    expect(await repos.changes.hasUndiffed(runId)).toBe(false);
-    expect(await repos.changes.runProgress(runId)).toEqual({ snapshots: 2, diffed: 2 });
-  });
-
-  it('fetchPlanFacts: snapshot, run clock, origin and attempts in one answer', async () => {
-    const siteId = await site();
-    const runId = await run(3);
-    expect(await repos.snapshots.fetchPlanFacts(runId, siteId)).toEqual({ snapshotId: null, runAt: NIGHT(3), origin: 'https://a.example', attempts: 0 });
-    await repos.attempts.recordAttempt(attempt(runId, siteId, 1, { outcome: 'server_error', status: 503 }));
-    expect((await repos.snapshots.fetchPlanFacts(runId, siteId)).attempts).toBe(1);
-    const { snapshot: s } = await repos.snapshots.insertSnapshot(snapshot(runId, siteId, 3));
-    expect((await repos.snapshots.fetchPlanFacts(runId, siteId)).snapshotId).toBe(s.id);
-    expect(await repos.snapshots.fetchPlanFacts(runId + 99, siteId + 99)).toEqual({ snapshotId: null, runAt: null, origin: null, attempts: 0 });
-  });
-});
-
-describe('snapshot history (D-3, R-14)', () => {
-  // Nights 1..5: ok, ok, 503, unavailable (404), network error.
-  let siteId: number;
-  let ids: number[];
-  beforeEach(async () => {
-    siteId = await site();
-    ids = [];
-    const nights: Partial<SnapshotInput>[] = [
-      {},
-      {},
-      { outcome: 'server_error', status: 503, policy: 'disallow_all', policyReason: 'R-13', policySnapshotId: null },
-      { outcome: 'unavailable', status: 404, policy: 'allow_all', policyReason: 'R-12', policySnapshotId: null },
-      { outcome: 'network_error', status: null, policy: 'disallow_all', policyReason: 'R-15', policySnapshotId: null },
-    ];
-    for (const [i, night] of nights.entries()) {
-      const { snapshot: s } = await repos.snapshots.insertSnapshot(snapshot(await run(i + 1), siteId, i + 1, night));
-      ids.push(s.id);
+    const client = await testDb.pool.connect();
+    try {
+      await storeNights(client, [], [failed(1), failed(2)]);
+      await storeNights(client, [], [failed(1)]);
+    } finally {
+      client.release();
     }
+    await storeSingleNight(testDb.pool, runId, a, { ...fetchResult({ origin, outcome: 'ok', body: BODY_A, startedAt: new Date(runAt.getTime() + 3000) }) });
+    await testDb.pool.query('update snapshots set attempts = 3 where site_id = $1', [a]);
+    const attempts = await repos.snapshots.attemptsFor(runId, a);
+    expect(attempts.map((x) => [x.attempt, x.final, x.outcome, x.errorCode])).toEqual([
+      [1, false, 'network_error', 'ECONNRESET'],
+      [2, false, 'network_error', 'ECONNRESET'],
+      [3, true, 'ok', null],
+    ]);
+    expect(attempts[2]).toMatchObject({ requestedUrl: `${origin}/robots.txt`, finalUrl: `${origin}/robots.txt`, hops: [], remoteAddress: '203.0.113.7', bodyBytes: BODY_A.length, fullSize: BODY_A.length });
   });
 
-  it('latestSnapshot: the newest, or the newest before a time / outside a run', async () => {
-    expect((await repos.snapshots.latestSnapshot(siteId))?.id).toBe(ids[4]);
-    expect((await repos.snapshots.latestSnapshot(siteId, { before: NIGHT(4) }))?.id).toBe(ids[2]);
-    const lastRun = (await repos.snapshots.latestSnapshot(siteId))!.runId;
-    expect((await repos.snapshots.latestSnapshot(siteId, { excludeRunId: lastRun }))?.id).toBe(ids[3]);
-    expect(await repos.snapshots.latestSnapshot(siteId, { before: NIGHT(1) })).toBeNull();
+  it('R-11: the redirect chain of an answer is kept once, with its final URL', async () => {
+    const a = await site();
+    const runId = await run(1);
+    const origin = await originOf(a);
+    const hops = [{ url: `${origin}/robots.txt`, status: 301, location: 'https://www.a.example/robots.txt' }];
+    const result = { ...fetchResult({ origin, outcome: 'ok', body: BODY_A, startedAt: NIGHT(1) }), hops, finalUrl: 'https://www.a.example/robots.txt' };
+    await storeSingleNight(testDb.pool, runId, a, result);
+    const [attempt] = await repos.snapshots.attemptsFor(runId, a);
+    expect(attempt).toMatchObject({ finalUrl: 'https://www.a.example/robots.txt', hops });
   });
 
-  it('previousSnapshot: the one before a given snapshot', async () => {
-    const fourth = (await repos.snapshots.history(siteId)).find((s) => s.id === ids[3])!;
-    expect((await repos.snapshots.previousSnapshot(fourth))?.id).toBe(ids[2]);
+  it('a NUL byte from a website (in a diff, a header) is stored as U+FFFD, not a failed night', async () => {
+    const a = await site();
+    await night(await run(1), a, { outcome: 'ok', body: 'User-agent: *\nDisallow: /x\n' });
+    const run2 = await run(2);
+    await night(run2, a, { outcome: 'ok', body: Buffer.from('User-agent: *\nDisallow: /x\u0000y\n'), headers: { etag: '"a\u0000b"' } });
+    const change = await repos.changes.changeOf(run2, a);
+    // C20: Google's parser stops reading a line at its NUL byte, so no crawler reads a difference.
+    expect(change?.kinds).toEqual(['raw', 'comments_only']);
+    expect(change?.textDiff).toContain('+Disallow: /x\uFFFDy');
+    expect((await testDb.pool.query('select etag from responses order by id desc limit 1')).rows[0]).toEqual({ etag: '"a\uFFFDb"' });
+  });
+});
+
+describe('night history (D-3, R-14): by the run clock', () => {
+  it('history is newest first by run clock, a backfilled night in its place; latestSnapshot the newest', async () => {
+    const a = await site();
+    const r2 = await run(2);
+    const r3 = await run(3);
+    await night(r2, a, { outcome: 'ok', body: BODY_A });
+    await night(r3, a, { outcome: 'server_error', status: 503 });
+    // Night 1 replayed after nights 2 and 3.
+    const r1 = await run(1);
+    await night(r1, a, { outcome: 'ok', body: BODY_B });
+    expect((await repos.snapshots.history(a)).map((n) => n.runId)).toEqual([r3, r2, r1]);
+    expect((await repos.snapshots.latestSnapshot(a))?.runId).toBe(r3);
+    // The state stays the latest night's.
+    expect((await testDb.pool.query('select run_id from site_state where site_id = $1', [a])).rows).toEqual([{ run_id: r3 }]);
   });
 
-  it('history follows the run clock, not the order of insertion (a backfilled night)', async () => {
-    // Night 0 (before all others) stored last, fetched last.
-    const { snapshot: backfilled } = await repos.snapshots.insertSnapshot(snapshot(await run(0), siteId, 30));
-    const first = (await repos.snapshots.history(siteId)).find((s) => s.id === ids[0])!;
-    expect((await repos.snapshots.previousSnapshot(first))?.id).toBe(backfilled.id);
-    expect(await repos.snapshots.previousSnapshot(backfilled)).toBeNull();
-    expect((await repos.snapshots.lastGoodBefore(first))?.id).toBe(backfilled.id);
-    expect((await repos.snapshots.history(siteId)).at(-1)?.id).toBe(backfilled.id);
-    expect((await repos.snapshots.latestSnapshot(siteId, { before: NIGHT(1) }))?.id).toBe(backfilled.id);
-  });
-
-  it('lastGoodSnapshot: the newest ok one (the copy the 30-day fallback uses)', async () => {
-    expect((await repos.snapshots.lastGoodSnapshot(siteId))?.id).toBe(ids[1]);
-    expect((await repos.snapshots.lastGoodSnapshot(siteId, { before: NIGHT(2) }))?.id).toBe(ids[0]);
-  });
-
-  it('lastReachableSnapshot: the newest that was not a 5xx or network failure', async () => {
-    expect((await repos.snapshots.lastReachableSnapshot(siteId))?.id).toBe(ids[3]);
-  });
-
-  it('history: newest first', async () => {
-    expect((await repos.snapshots.history(siteId)).map((s) => s.id)).toEqual([...ids].reverse());
-    expect((await repos.snapshots.history(siteId, { limit: 2 })).map((s) => s.id)).toEqual([ids[4], ids[3]]);
-  });
-
-  it('site_latest: one row per site with its newest snapshot', async () => {
-    const other = await site('https://b.example');
-    const { snapshot: s } = await repos.snapshots.insertSnapshot(snapshot(await run(9), other, 9));
+  it('site_latest: one row per site with its latest night, the body summary and the failed nights', async () => {
+    const [a, b] = [await site('https://a.example'), await site('https://b.example')];
+    await night(await run(1), a, { outcome: 'ok', body: BODY_A });
+    const r2 = await run(2);
+    await night(r2, a, { outcome: 'server_error', status: 503 });
+    await night(r2, b, { outcome: 'ok', body: BODY_B });
     const rows = await testDb.db.select().from(siteLatest).orderBy(siteLatest.siteId);
-    expect(rows.map((r) => [r.origin, r.snapshotId, r.outcome])).toEqual([
-      ['https://a.example', ids[4], 'network_error'],
-      ['https://b.example', s.id, 'ok'],
+    expect(rows.map((r) => [r.siteId, r.runId, r.outcome, r.policy, r.failedNights, r.rules])).toEqual([
+      [a, r2, 'server_error', 'disallow_all', 1, 0],
+      [b, r2, 'ok', 'rules', 0, 1],
     ]);
   });
 
-  it('removing a site removes its history (cascade)', async () => {
-    await repos.attempts.recordAttempt(attempt((await repos.snapshots.latestSnapshot(siteId))!.runId, siteId, 1));
-    expect(await repos.sites.removeSites(['a.example'])).toBe(1);
-    expect([await count('snapshots'), await count('fetch_attempts'), await count('tracked_urls')]).toEqual([0, 0, 0]);
+  it('removing a site removes its history (cascade): nights, attempts, state, verdicts', async () => {
+    const a = await site();
+    await night(await run(1), a, { outcome: 'ok', body: BODY_A });
+    await repos.sites.removeSites(['https://a.example']);
+    expect([await count('snapshots'), await count('site_state'), await count('verdicts'), await count('snapshot_changes')]).toEqual([0, 0, 0, 0]);
   });
 });
 

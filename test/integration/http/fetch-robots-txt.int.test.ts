@@ -206,9 +206,11 @@ describe('R-15: failed requests and incomplete data -> network_error with a prec
     expect(result.durationMs).toBeLessThan(2000);
   });
 
-  it('connection destroyed mid-body -> UND_ERR_SOCKET', async () => {
+  it('connection destroyed mid-body -> the body ends short of its Content-Length (UND_ERR_RES_CONTENT_LENGTH_MISMATCH)', async () => {
+    // The fetcher asks for the connection to close after the answer (one fetch per host a night),
+    // so a connection that ends is the end of the message, found shorter than announced.
     const result = await fetchHost('reset-mid-body.test');
-    expect(result).toMatchObject({ outcome: 'network_error', errorCode: 'UND_ERR_SOCKET', status: 200, body: null, truncated: false });
+    expect(result).toMatchObject({ outcome: 'network_error', errorCode: 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', status: 200, body: null, truncated: false });
   });
 
   it('invalid chunked encoding -> HPE_INVALID_CHUNK_SIZE', async () => {

@@ -14,7 +14,7 @@ import { addSites, replayNight, rows, settleDeliveries } from '../../helpers/nig
 
 let p: Pipeline;
 beforeAll(async () => {
-  p = await startPipeline({ workers: false, env: { ROBOTS_AUDIT_ALERT_BACKOFF_MS: '20' } });
+  p = await startPipeline({ workers: false, env: { ROBOTS_AUDIT_ALERT_BACKOFF_MS: '20', ROBOTS_AUDIT_JOB_BACKOFF_MS: '20' } });
 });
 afterAll(async () => p?.close());
 
@@ -30,20 +30,21 @@ const count = async (table: string, runId: number) =>
   Number((await p.db.db.execute<{ n: string }>(sql.raw(`select count(*) as n from ${table} where run_id = ${runId}`))).rows[0]!.n);
 
 describe('lost queue state is rebuilt from Postgres', () => {
-  it('a run whose fetch and diff jobs vanished completes after reconcile, without duplicates', async () => {
+  it('a run whose batch jobs vanished completes after reconcile, without duplicates', async () => {
     const names = ['l1', 'l2', 'l3', 'l4', 'l5'];
     for (const n of names) p.web.set(`${n}.test`, { status: 200, body: `User-agent: *\nDisallow: /${n}/\n` });
     expect((await p.cli(['sites', 'add', ...names.map((n) => p.origin(n))])).code).toBe(0);
 
     const { run } = await p.rt.lifecycle.startRun({ runKey: 'lost-1', trigger: 'manual', runAt: new Date('2026-05-01T03:00:00Z'), portfolio: null });
-    expect(await p.rt.queues.fetch.getWaitingCount()).toBe(5);
+    // Five sites: one batch job.
+    expect(await p.rt.queues.fetch.getWaitingCount()).toBe(1);
     // Redis "restarts" and forgets every queued job.
     await p.rt.queues.fetch.obliterate({ force: true });
     expect(await p.rt.queues.fetch.getWaitingCount()).toBe(0);
 
-    const workers = startPipelineWorkers(p.rt, ['fetch', 'diff', 'alerts']);
+    const workers = startPipelineWorkers(p.rt);
     try {
-      expect(await p.rt.lifecycle.reconcile(run.id)).toEqual({ fetches: 5, diffs: 0 });
+      expect(await p.rt.lifecycle.reconcile(run.id)).toEqual({ sites: 5, failed: 0 });
       // Reconciling again while the jobs exist adds nothing (deterministic ids).
       await p.rt.lifecycle.reconcile(run.id);
       await waitFor(async () => (await p.rt.repos.runs.getRun(run.id))!.status === 'completed');
@@ -52,34 +53,41 @@ describe('lost queue state is rebuilt from Postgres', () => {
     }
     expect(await count('snapshots', run.id)).toBe(5);
     expect(await count('fetch_attempts', run.id)).toBe(5);
-    expect(await count('verdicts', run.id)).toBeGreaterThan(0);
+    const [spans] = await rows<{ n: string }>(p, 'select count(*) as n from verdicts where from_run_id = $1', [run.id]);
+    expect(Number(spans!.n)).toBeGreaterThan(0);
     expect(p.web.requestCount()).toBe(5);
+    expect((await p.rt.repos.runs.getRun(run.id))!.sitesDone).toBe(5);
   });
+});
 
-  it('a snapshot whose diff job vanished is diffed after reconcile', async () => {
-    p.web.set('d1.test', { status: 200, body: 'User-agent: *\nDisallow: /x\n' });
-    await p.cli(['sites', 'add', p.origin('d1')]);
-    const { run } = await p.rt.lifecycle.startRun({ runKey: 'lost-2', trigger: 'manual', runAt: new Date('2026-05-02T03:00:00Z'), portfolio: null });
-    const fetchOnly = startPipelineWorkers(p.rt, ['fetch']);
+describe('a job that failed for good never stops its run from completing', () => {
+  it('a site whose night Postgres refuses every time is counted as failed; the rest of its batch is stored; audit --wait says so', async () => {
+    const names = ['f1', 'f2', 'f3'];
+    for (const n of names) p.web.set(`${n}.test`, { status: 200, body: `User-agent: *\nDisallow: /${n}/\n` });
+    const ids = await addSites(p, names, 'refused');
+    // Postgres refuses the nights of f2 (a check that fails the same way on every try).
+    await p.db.pool.query(`
+      create function refuse_f2() returns trigger language plpgsql as $$
+      begin if new.site_id = ${ids.f2} then raise exception 'refused for the test'; end if; return new; end $$;
+      create trigger refuse_f2 before insert on snapshots for each row execute function refuse_f2();`);
+    const workers = startPipelineWorkers(p.rt);
     try {
-      await waitFor(async () => (await p.rt.repos.changes.runProgress(run.id)).snapshots === run.sitesTotal);
-    } finally {
-      await fetchOnly.close(2_000);
-    }
-    await p.rt.queues.diff.obliterate({ force: true });
-    expect((await p.rt.repos.runs.getRun(run.id))!.status).toBe('running');
-
-    const workers = startPipelineWorkers(p.rt, ['diff', 'alerts']);
-    try {
-      const again = await p.rt.lifecycle.reconcile(run.id);
-      expect(again.fetches).toBe(0);
-      expect(again.diffs).toBe(run.sitesTotal);
-      await waitFor(async () => (await p.rt.repos.runs.getRun(run.id))!.status === 'completed');
+      const run = await p.cli(['audit', '--wait', '--at', '2026-05-03T03:00:00Z', '--portfolio', 'refused']);
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(run.stdout).toContain('completed');
+      expect(run.stdout).toMatch(/failed sites: +1/);
+      expect(run.stderr).toContain(`failed: ${p.origin('f2')}: refused for the test`);
     } finally {
       await workers.close(2_000);
+      await p.db.pool.query('drop trigger refuse_f2 on snapshots; drop function refuse_f2();');
     }
-    expect(await count('snapshots', run.id)).toBe(run.sitesTotal);
-    expect(await count('fetch_attempts', run.id)).toBe(run.sitesTotal);
+    const [run] = await rows<{ id: number; status: string; sites_done: number; counts: { failed?: Record<string, number> } }>(
+      p,
+      "select id, status::text, sites_done, counts from audit_runs where run_key = 'at-2026-05-03T03:00:00.000Z-refused'",
+    );
+    expect(run).toMatchObject({ status: 'completed', sites_done: 2, counts: { failed: { [String(ids.f2)]: 1 } } });
+    const stored = await rows<{ site_id: number }>(p, 'select site_id from snapshots where run_id = $1 order by site_id', [run!.id]);
+    expect(stored.map((r) => r.site_id)).toEqual([ids.f1, ids.f3]);
   });
 });
 
@@ -89,9 +97,9 @@ describe('lost delivery jobs are rebuilt from Postgres, also after the run compl
     try {
       expect((await p.cli(['alerts', 'add', receiver.url, '--min-severity', 'info'])).code).toBe(0);
       await addSites(p, ['a1', 'a2']);
-      // No alerts worker: the deliveries stay pending. The fetch and diff workers are stopped
-      // before Redis "restarts": a diff job ending after the run completed still queues them.
-      const pipeline = startPipelineWorkers(p.rt, ['fetch', 'diff']);
+      // No alerts worker: the deliveries stay pending. The fetch and site workers are stopped
+      // before Redis "restarts": a job ending after the run completed still queues them.
+      const pipeline = startPipelineWorkers(p.rt, ['fetch', 'site']);
       let night;
       try {
         await replayNight(p, '2026-05-10T03:00:00Z', { a1: 'User-agent: *\nDisallow: /a\n', a2: 'User-agent: *\nDisallow: /b\n' });

@@ -56,7 +56,7 @@ describe('habit 5: the same night replayed adds nothing', () => {
 
     const again = await replayNight(p, at, { twice: BODY_2 });
     expect(again.runId).toBe(original!.id);
-    expect(again.stdout).toContain(`run ${original!.id} (at-${at}) exists already (completed); 0 missing fetches enqueued`);
+    expect(again.stdout).toContain(`run ${original!.id} (at-${at}) exists already (completed); 0 missing sites enqueued`);
 
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
     await settleDeliveries(p);
@@ -66,23 +66,30 @@ describe('habit 5: the same night replayed adds nothing', () => {
   });
 });
 
-describe('habit 5: a diff job that runs again adds nothing', () => {
-  it('an already diffed snapshot is skipped', async () => {
-    expect(await p.rt.diffSite.diffSite(night2.runId, siteId)).toEqual({ kind: 'already-diffed' });
+describe('habit 5: a site job that runs again adds nothing', () => {
+  it('a site job for a night already stored: no request, no row, no webhook', async () => {
+    const before = await tableCounts(p);
+    const fetchesBefore = p.web.requestCount(hostOf('twice'));
+    const webhooksBefore = receiver.requests.length;
+    expect(await p.rt.nights.runSite(night2.runId, siteId, 'test-holder')).toEqual({ kind: 'already-stored' });
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    expect(await tableCounts(p)).toEqual(before);
+    expect(p.web.requestCount(hostOf('twice'))).toBe(fetchesBefore);
+    expect(receiver.requests.length).toBe(webhooksBefore);
   });
 
-  it('a diff repeated after a crash before diffed_at was recorded writes the same rows, no more', async () => {
-    const before = await tableCounts(p);
-    const webhooksBefore = receiver.requests.length;
-    // As if the worker died after its transaction's writes but before the snapshot was marked.
-    await p.db.pool.query('update snapshots set diffed_at = null where run_id = $1 and site_id = $2', [night2.runId, siteId]);
-
-    const result = await p.rt.diffSite.diffSite(night2.runId, siteId);
-    expect(result).toMatchObject({ kind: 'diffed', changeKinds: ['raw', 'rules'] });
-    expect(await tableCounts(p)).toEqual(before);
-    // Its deliveries went out already: none is pending, so none is queued again.
-    expect(await p.rt.pendingDeliveries(night2.runId, siteId)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-    expect(receiver.requests.length).toBe(webhooksBefore);
+  it('one night handed to the store by two jobs at once is written once, its run counted once', async () => {
+    const night3 = '2026-05-03T03:00:00.000Z';
+    p.web.set(hostOf('twice'), { status: 200, body: BODY_1 });
+    // A run whose batch no worker sees: this test plays two jobs that took the same site.
+    const { run } = await p.rt.repos.runs.createRun({ runKey: 'twice-at-once', trigger: 'manual', runAt: new Date(night3), sitesTotal: 1, siteIds: [siteId] });
+    const first = p.rt.nights.runSite(run.id, siteId, 'job-a');
+    const second = p.rt.nights.runSite(run.id, siteId, 'job-b');
+    const outcomes = (await Promise.all([first, second])).map((o) => o.kind).sort();
+    expect(outcomes).toEqual(['already-stored', 'stored']);
+    const [stored] = await rows<{ n: string }>(p, 'select count(*) as n from snapshots where run_id = $1', [run.id]);
+    expect(Number(stored!.n)).toBe(1);
+    const [counted] = await rows<{ sites_done: number; status: string }>(p, 'select sites_done, status::text from audit_runs where id = $1', [run.id]);
+    expect(counted).toEqual({ sites_done: 1, status: 'completed' });
   });
 });

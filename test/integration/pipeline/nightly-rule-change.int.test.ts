@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
 import type { AlertRow, ChangeRow, FlipRow, Night } from '../../helpers/nightly.js';
-import { addSites, alertsOf, changeOf, defaultAgentTokens, flipsOf, replayNight, rows, settleDeliveries, track } from '../../helpers/nightly.js';
+import { addSites, alertsOf, changeOf, defaultAgentTokens, flipsOf, replayNight, rows, settleDeliveries, track, verdictsOn } from '../../helpers/nightly.js';
 import { startWebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import type { WebhookReceiver } from '../../fixtures/webhook-receiver.js';
 
@@ -46,10 +46,11 @@ afterAll(async () => {
 describe('first night: a baseline', () => {
   it('records first_seen, verdicts for every tracked URL x default agent, no flips, no alerts', async () => {
     expect((await changeOf(p, night1.runId, siteId))?.kinds).toEqual(['first_seen']);
-    const [verdicts] = await rows<{ n: string }>(p, 'select count(*) as n from verdicts where run_id = $1', [night1.runId]);
-    // Root, /products/a, /private/x, each for the ten default agents.
+    // Root, /products/a, /private/x, each for the ten default agents: one span each, opened tonight.
     expect(agents).toHaveLength(10);
-    expect(Number(verdicts!.n)).toBe(3 * agents.length);
+    expect(await verdictsOn(p, night1.runId, siteId)).toHaveLength(3 * agents.length);
+    const [spans] = await rows<{ n: string }>(p, 'select count(*) as n from verdicts where from_run_id = $1', [night1.runId]);
+    expect(Number(spans!.n)).toBe(3 * agents.length);
     expect(await flipsOf(p, night1.runId, siteId)).toEqual([]);
     expect(await alertsOf(p, night1.runId, siteId)).toEqual([]);
   });
@@ -160,14 +161,17 @@ describe('second night: Disallow: /products/ added', () => {
 });
 
 describe('verdict_latest: what is blocked right now', () => {
-  it('holds the verdicts of the latest run, one row per tracked URL x agent, with the deciding line', async () => {
-    const latest = await rows<{ url: string; token: string; run_id: number; allowed: boolean; rule_line: number | null }>(
+  it('holds the verdicts of the latest run, one row per tracked URL x agent, with the deciding line and since when', async () => {
+    const latest = await rows<{ url: string; token: string; run_id: number; allowed: boolean; rule_line: number | null; since_run_id: number }>(
       p,
-      'select url, token, run_id, allowed, rule_line from verdict_latest where site_id = $1 order by url, token',
+      'select url, token, run_id, allowed, rule_line, since_run_id from verdict_latest where site_id = $1 order by url, token',
       [siteId],
     );
     expect(latest).toHaveLength(3 * agents.length);
     expect(new Set(latest.map((r) => r.run_id))).toEqual(new Set([night2.runId]));
+    // Only /products/a changed on night 2; the other verdicts hold since night 1.
+    expect(new Set(latest.filter((r) => r.url.endsWith('/products/a')).map((r) => r.since_run_id))).toEqual(new Set([night2.runId]));
+    expect(new Set(latest.filter((r) => !r.url.endsWith('/products/a')).map((r) => r.since_run_id))).toEqual(new Set([night1.runId]));
     const products = latest.filter((r) => r.url.endsWith('/products/a'));
     expect(products.map((r) => [r.allowed, r.rule_line])).toEqual(agents.map(() => [false, 3]));
     const root = latest.filter((r) => r.url === `${p.origin('shop')}/`);

@@ -25,6 +25,16 @@ describe('runInputOfSchedulerJob: a firing names its night', () => {
     const input = runInputOfSchedulerJob({ id, timestamp, data: { portfolio } }, timeZone);
     expect(input).toEqual({ runKey, trigger: 'scheduled', runAt: new Date(runAt), portfolio });
   });
+
+  it.each([
+    ['a portfolio schedule: one run per firing time', `repeat:portfolio-7:${ms('2026-11-22T03:15:00Z')}`, 'clients', 'scheduled-clients-2026-11-22T03:15:00.000Z'],
+    ['the next firing, fifteen minutes later, is another run', `repeat:portfolio-7:${ms('2026-11-22T03:30:00Z')}`, 'clients', 'scheduled-clients-2026-11-22T03:30:00.000Z'],
+    ['seconds count (a cron with six fields)', `repeat:portfolio-7:${ms('2026-11-22T03:30:02Z')}`, 'clients', 'scheduled-clients-2026-11-22T03:30:02.000Z'],
+  ])('%s', (_name, id, portfolio, runKey) => {
+    const input = runInputOfSchedulerJob({ id, timestamp: 0, data: { portfolio, runPer: 'firing' } }, 'Europe/Paris');
+    expect(input).toMatchObject({ runKey, trigger: 'scheduled', portfolio });
+    expect(input.runAt.toISOString()).toBe(runKey.slice('scheduled-clients-'.length));
+  });
 });
 
 describe('the nightly job scheduler: one run per night', () => {
@@ -75,15 +85,16 @@ describe('the nightly job scheduler: one run per night', () => {
     for (const created of byRun.values()) expect(created).toEqual([true, ...Array(created.length - 1).fill(false)]);
   });
 
-  it('enqueues each fetch job once, whatever the number of firings', async () => {
+  it('enqueues each batch job once, whatever the number of firings (two sites: one batch a run)', async () => {
     const jobs = await p.rt.queues.fetch.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed']);
     const runs = await rows<{ id: number }>(p, 'select id from audit_runs');
-    const expected = runs.flatMap((r) => Object.values(sites).map((siteId) => jobIds.fetchSite({ runId: r.id, siteId })));
+    const expected = runs.map((r) => jobIds.fetchSites({ runId: r.id, batch: 0 }));
     expect(jobs.map((j) => j.id).sort()).toEqual(expected.sort());
+    for (const job of jobs) expect([...job.data.siteIds].sort()).toEqual(Object.values(sites).sort());
   });
 
   it('once the night is done, another firing for it fetches nothing and writes nothing', async () => {
-    const workers = startPipelineWorkers(p.rt, ['fetch', 'diff']);
+    const workers = startPipelineWorkers(p.rt, ['fetch', 'site']);
     try {
       await eventually(async () => {
         const [open] = await rows<{ n: string }>(p, "select count(*) as n from audit_runs where status <> 'completed'");

@@ -46,7 +46,7 @@ describe('R-13 / D-3: full disallow from the first failure', () => {
   it('retries within the run, then stores a full-disallow snapshot whose streak starts tonight', async () => {
     const night = nights[1]!;
     const snapshot = await snapshotOf(p, night.runId, siteId);
-    expect(snapshot).toMatchObject({ outcome: 'server_error', policy: 'disallow_all', policy_reason: 'R-13', policy_snapshot_id: null });
+    expect(snapshot).toMatchObject({ outcome: 'server_error', policy: 'disallow_all', policy_reason: 'R-13', rules_run_id: null, body_id: null });
     expect(snapshot.unreachable_since?.toISOString()).toBe(nightAt(NIGHT_0, 1));
     // ROBOTS_AUDIT_RETRY_DELAYS=0.05,0.05: three attempts, every one recorded.
     const [attempts] = await rows<{ n: string }>(p, 'select count(*) as n from fetch_attempts where run_id = $1 and site_id = $2 and status = 503', [
@@ -91,8 +91,8 @@ describe('D-3: while the streak lasts 30 days or less, nothing new', () => {
 describe('R-14 / D-3: more than 30 days unreachable, the last good rules apply', () => {
   it('applies night 0 rules with reason D-3 on the night more than 30 days after the first failure', async () => {
     const snapshot = await snapshotOf(p, nights[LAST_FAILING_NIGHT]!.runId, siteId);
-    const lastGood = await snapshotOf(p, nights[0]!.runId, siteId);
-    expect(snapshot).toMatchObject({ outcome: 'server_error', policy: 'rules', policy_reason: 'D-3', policy_snapshot_id: lastGood.id });
+    // The rules are night 0's: the run whose body applies is named, this night has no body of its own.
+    expect(snapshot).toMatchObject({ outcome: 'server_error', policy: 'rules', policy_reason: 'D-3', rules_run_id: nights[0]!.runId, body_id: null });
     expect(snapshot.unreachable_since?.toISOString()).toBe(nightAt(NIGHT_0, 1));
     expect((await changeOf(p, nights[LAST_FAILING_NIGHT]!.runId, siteId))?.kinds).toEqual(['policy', 'fallback_started']);
   });
@@ -114,7 +114,9 @@ describe('D-3: the site answers again, the fallback ends', () => {
   it('stores the fetched rules, raises fallback_ended, and flips nothing (same rules)', async () => {
     const night = nights[LAST_FAILING_NIGHT + 1]!;
     const snapshot = await snapshotOf(p, night.runId, siteId);
-    expect(snapshot).toMatchObject({ outcome: 'ok', policy: 'rules', policy_reason: 'R-10', policy_snapshot_id: snapshot.id, unreachable_since: null });
+    // Its own body again, the same bytes as night 0's: the same body row.
+    const night0 = await snapshotOf(p, nights[0]!.runId, siteId);
+    expect(snapshot).toMatchObject({ outcome: 'ok', policy: 'rules', policy_reason: 'R-10', rules_run_id: null, body_id: night0.body_id, unreachable_since: null });
     const change = await changeOf(p, night.runId, siteId);
     expect(change?.kinds).toEqual(['outcome', 'fallback_ended']);
     expect(await flipsOf(p, night.runId, siteId)).toEqual([]);

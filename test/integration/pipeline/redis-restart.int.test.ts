@@ -53,8 +53,8 @@ beforeAll(async () => {
   // A port nothing listens on, for this test's own redis-server.
   port = await closedPort();
   redis = await startRedis(port);
-  // Two fetches at a time: when Redis goes, most sites' jobs are still waiting in it.
-  p = await startPipeline({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, ROBOTS_AUDIT_FETCH_CONCURRENCY: '2' } });
+  // Two fetches at a time, one night per transaction: when Redis goes, most sites are not fetched yet.
+  p = await startPipeline({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, ROBOTS_AUDIT_FETCH_CONCURRENCY: '2', ROBOTS_AUDIT_WRITE_BATCH: '1' } });
 });
 afterAll(async () => {
   await p?.close();
@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 describe('Redis restarts mid-run and forgets every job', () => {
-  it('no process crashes; after reconcile the run completes with one snapshot, diff, attempt and verdict set per site', async () => {
+  it('no process crashes; after reconcile the run completes with one snapshot, attempt and verdict set per site', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `rr${i}`);
     // Answers spread over most of a second (under the test headers timeout) keep the run going across the restart.
     names.forEach((n, i) => {
@@ -75,7 +75,7 @@ describe('Redis restarts mid-run and forgets every job', () => {
     });
     const sites = await addSites(p, names);
     const { run } = await p.rt.lifecycle.startRun({ runKey: 'redis-restart', trigger: 'manual', runAt: new Date('2026-07-02T03:00:00Z'), portfolio: null });
-    await eventually(async () => (await p.rt.repos.changes.runProgress(run.id)).snapshots >= 2, 'the first snapshots', 15_000);
+    await eventually(async () => (await p.rt.repos.changes.runProgress(run.id)).done >= 2, 'the first snapshots', 15_000);
 
     await stop(redis);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -83,7 +83,7 @@ describe('Redis restarts mid-run and forgets every job', () => {
     // The new Redis knows no job: the sites still being fetched have lost theirs.
     const counts = await p.rt.queues.fetch.getJobCounts('waiting', 'active', 'delayed', 'completed');
     expect(Object.values(counts).every((n) => n === 0)).toBe(true);
-    expect((await p.rt.repos.changes.runProgress(run.id)).snapshots).toBeLessThan(names.length);
+    expect((await p.rt.repos.changes.runProgress(run.id)).done).toBeLessThan(names.length);
 
     // What the scheduler's loop does every minute, here every second until the run is over.
     await eventually(
@@ -97,8 +97,8 @@ describe('Redis restarts mid-run and forgets every job', () => {
     );
     const ids = Object.values(sites);
     const agents = await defaultAgentCount(p);
-    expect(await runRowsPerSite(p, run.id, ids)).toEqual(ids.map(() => [1, 1, 1, agents]));
-    expect((await p.rt.repos.runs.getRun(run.id))!.sitesDiffed).toBe(names.length);
+    expect(await runRowsPerSite(p, run.id, ids)).toEqual(ids.map(() => [1, 1, agents]));
+    expect((await p.rt.repos.runs.getRun(run.id))!.sitesDone).toBe(names.length);
     // A site whose job was lost after its request may be asked again, never more.
     for (const n of names) expect(p.web.requestCount(`${n}.test`)).toBeLessThanOrEqual(2);
   });

@@ -2,8 +2,10 @@
  * The linter: every code of LINT_CODES is emitted for the input it names, on the right line,
  * with its severity; and only there.
  */
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LINT_CODES, lintRobotsTxt } from '../../../src/robots/index.js';
+import { MAX_STAR_RULE_GAPS } from '../../../src/robots/star-rule-gaps.js';
 import type { Diagnostic, LintCode, LintOptions } from '../../../src/robots/index.js';
 import { bytes } from './verdict.js';
 
@@ -22,6 +24,7 @@ const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
   ['rule-outside-group', 'Disallow: /a\nAllow: /b\nUser-agent: *\nDisallow: /c\n', [1, 2], /before any user-agent/],
   ['path-not-anchored', 'User-agent: *\nDisallow: fish/\nDisallow: *fish\nAllow: /ok\nDisallow: https://example.com/x/*\n', [2, 5], /never matches/],
   ['conflicting-rule', 'User-agent: a\nDisallow: /x\nAllow: /x\nUser-agent: b\nDisallow: /y\nUser-agent: a\nAllow: /y\n', [2], /allow win/],
+  ['star-rule-not-inherited', 'User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n\nUser-agent: GPTBot\nDisallow: /tmp/\n', [2], /does not apply to GPTBot, .*user-agent line 5/],
   ['disallow-all', 'User-agent: *\nDisallow: /\nDisallow: /*\nDisallow: *\nDisallow: /*$\nDisallow: /$\nDisallow: /a\nUser-agent: b\nDisallow: /\n', [2, 3, 4, 5], /whole site/],
   ['agent-name-truncated', 'User-agent: Googlebot/2.1\nUser-agent: Foo Bar\nUser-agent: *foo\nUser-agent: * x\nUser-agent: googlebot\nUser-agent: *\nDisallow: /\n', [1, 2, 3, 4], /Google reads/],
   ['empty-user-agent', 'User-agent:\nDisallow: /\n', [1], /no name/],
@@ -107,7 +110,7 @@ describe('reporting discipline', () => {
   it('diagnostics are sorted by line', () => {
     const d: Diagnostic[] = lintRobotsTxt('Disallow: /x\nUser-agent: *\nDisallow: /\nCrawl-delay: 1\nUser-agent: a\nDisallow: /y\nAllow: /y\n');
     expect(d.map((x) => x.line)).toEqual([...d.map((x) => x.line)].sort((a, b) => a - b));
-    expect(d.map((x) => `${x.line}:${x.code}`)).toEqual(['1:rule-outside-group', '3:disallow-all', '4:unsupported-key', '6:conflicting-rule']);
+    expect(d.map((x) => `${x.line}:${x.code}`)).toEqual(['1:rule-outside-group', '3:disallow-all', '3:star-rule-not-inherited', '4:unsupported-key', '6:conflicting-rule']);
   });
   it('an HTML body is reported once, not line by line', () => {
     const html = '<!doctype html>\n<html>\n<head><title>Not found</title></head>\n<body>\nSorry page\n</body>\n</html>\n';
@@ -118,5 +121,50 @@ describe('reporting discipline', () => {
   });
   it('every code has a description', () => {
     for (const info of Object.values(LINT_CODES)) expect(info.description.length).toBeGreaterThan(20);
+  });
+  it('the README\'s "Lint codes" table lists every code, in order, with its severity and description', () => {
+    const readme = fs.readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const rows = readme.split('\n').filter((l) => /^\| `[a-z0-9-]+` \| (error|warning|info) \|/.test(l));
+    expect(rows).toEqual(Object.entries(LINT_CODES).map(([code, info]) => `| \`${code}\` | ${info.severity} | ${info.description} |`));
+  });
+});
+
+describe('star-rule-not-inherited: R-40, T26, a named group replaces `*` (cases in star-rule-gaps.test.ts)', () => {
+  const STAR = 'User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n\n';
+  it('one warning per path per named group, on the `*` Disallow line', () => {
+    const body = `${STAR}User-agent: GPTBot\nDisallow: /tmp/\n\nUser-agent: bingbot\nCrawl-delay: 5\n`;
+    expect(only(body, 'star-rule-not-inherited').map((d) => `${d.line}:${d.severity}`)).toEqual(['2:warning', '2:warning', '3:warning']);
+  });
+  it('names the crawler as written and its group\'s first user-agent line', () => {
+    const [d] = only(`${STAR}User-agent: GPTBot/1.1\nDisallow: /tmp/\n`, 'star-rule-not-inherited');
+    expect(d?.message).toBe(
+      '"Disallow: /private/" in the "*" group does not apply to GPTBot, which has a group of its own (user-agent line 5): ' +
+        'a crawler obeys only the group that names it (R-40, T26), and that group does not block all of "/private/". ' +
+        'Repeat the rule there if this crawler should stay out too.',
+    );
+  });
+  it.each([
+    ['GPTBot\nUser-agent: CCBot', /to GPTBot and CCBot, which have a group of their own \(user-agent line 5\).*if these crawlers/],
+    ['a\nUser-agent: b\nUser-agent: c', /to a, b and c, which have/],
+    ['a\nUser-agent: b\nUser-agent: c\nUser-agent: d\nUser-agent: e', /to a, b, c and 2 more, which have/],
+  ])('R-31: the crawlers of one group in one warning: %j', (agents, message) => {
+    const found = only(`${STAR}User-agent: ${agents}\nDisallow: /tmp/\n`, 'star-rule-not-inherited');
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toMatch(message);
+  });
+  it('T9: a crawler named in two groups is reported once, with its first line', () => {
+    const found = only(`${STAR}User-agent: GPTBot\nDisallow: /a\n\nUser-agent: gptbot\nDisallow: /b\n`, 'star-rule-not-inherited');
+    expect(found.map((d) => d.message.match(/user-agent line \d+/)?.[0])).toEqual(['user-agent line 5', 'user-agent line 5']);
+  });
+});
+
+describe('star-rule-not-inherited: the limits of the check', () => {
+  it('past MAX_STAR_RULE_GAPS, says where it stopped', () => {
+    // 101 `*` paths x 100 named groups that allow everything: 10,100 gaps.
+    const star = ['User-agent: *', ...Array.from({ length: 101 }, (_, i) => `Disallow: /p${i}`)];
+    const named = Array.from({ length: 100 }, (_, i) => `User-agent: bot${'x'.repeat(i)}\nAllow: /`);
+    const found = only([...star, ...named].join('\n'), 'star-rule-not-inherited');
+    expect(found).toHaveLength(MAX_STAR_RULE_GAPS + 1);
+    expect(found[found.length - 1]).toMatchObject({ line: 101, message: expect.stringMatching(/^The check for "\*" rules that named groups leave open stopped here: it reports at most 10000 paths/) });
   });
 });

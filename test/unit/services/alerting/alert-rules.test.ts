@@ -90,6 +90,12 @@ const SCENARIOS: Record<AlertKind, { yields: SiteNightInput; nearMiss: SiteNight
     nearMiss: night({}, [flip({ agent: 'GPTBot', agentFamily: 'ai', from: null })]),
     nearMissIs: 'an AI verdict seen for the first time (no previous verdict)',
   },
+  star_rules_bypassed: {
+    // R-40: GPTBot's own group (line 4) does not repeat `Disallow: /private/` of `*` (line 2).
+    yields: night({ kinds: ['rules'], starGapsOpened: [{ tokens: ['gptbot'], path: '/private/', pattern: '/private/', starLine: 2, groupLine: 4 }] }),
+    nearMiss: night({ kinds: ['rules'], starGapsOpened: [] }),
+    nearMissIs: 'a rule change that opens no path the `*` group closes',
+  },
   allow_all_4xx: {
     yields: night({ kinds: [], outcomeTo: 'unavailable', policyTo: 'allow_all', policyReasonTo: 'R-12' }),
     nearMiss: night({ kinds: [], outcomeFrom: 'unavailable', outcomeTo: 'unavailable', policyFrom: 'allow_all', policyTo: 'allow_all', policyReasonTo: 'R-12' }),

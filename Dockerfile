@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+# One image for every process of a deployment: `db migrate`, `scheduler`, `worker`, and any other
+# command (`docker run --rm robots-audit sites list`). docker-compose.yml wires them together.
+
+# Build: all dependencies (TypeScript among them), then the sources compiled to dist/.
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Scripts off: `prepare` builds, and the sources are not here yet (copied after, so that this
+# layer is reused while only the sources change).
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workers ./workers
+RUN npm run build
+
+# Runtime: production dependencies, the compiled code and the migrations; no compiler, no sources.
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Scripts off: `prepare` would build (no TypeScript here, and dist/ comes from the build stage);
+# no dependency needs its install script to run (msgpackr-extract ships prebuilt binaries and
+# msgpackr falls back to JavaScript without them).
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+COPY --from=build /app/dist ./dist
+COPY migrations ./migrations
+# The node images' unprivileged user; the app writes nothing to disk.
+USER node
+# Exec form: node is PID 1 and gets SIGTERM itself, so a stopping worker finishes its jobs.
+ENTRYPOINT ["node", "dist/src/cli/entry.js"]
+CMD ["worker"]

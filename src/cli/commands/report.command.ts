@@ -1,0 +1,62 @@
+/**
+ * `robots-audit report <status|changes|flips|ai-access|failing|lint>`: the reports of
+ * src/reports as a table that fits the terminal, RFC 4180 CSV, or JSON (docs/reports.md lists
+ * every column and key). An empty report is not an error (exit 0); an unknown portfolio is one
+ * line on stderr and exit 1, a malformed date or width exit 2.
+ */
+import type { Command } from 'commander';
+import { Argument, Option } from 'commander';
+import type { WriteStream } from 'node:tty';
+import type { CliIo } from '../io.js';
+import type { CommandRegistrar } from '../main.js';
+import { REPORT_FORMATS, REPORT_NAMES, ReportInputError, buildReport, formatReport, resolveReportFilters } from '../../reports/index.js';
+import type { ReportFormat, ReportName } from '../../reports/index.js';
+import type { DatabaseOptions } from '../with-database.js';
+import { databaseUrlOption, withDatabase } from '../with-database.js';
+
+interface ReportOptions extends DatabaseOptions {
+  portfolio?: string;
+  since?: string;
+  format: ReportFormat;
+  width?: string;
+}
+
+/** The terminal's width when standard output is one; unbounded (no cutting) into a pipe or a file. */
+function terminalWidth(io: CliIo): number | undefined {
+  const out = io.stdout as Partial<WriteStream>;
+  return out.isTTY && typeof out.columns === 'number' && out.columns > 0 ? out.columns : undefined;
+}
+
+export const registerReportCommand: CommandRegistrar = (program: Command, io: CliIo) => {
+  program
+    .command('report')
+    .description('Print a report: status, changes, flips, ai-access, failing or lint, as a table, CSV or JSON.')
+    .addArgument(new Argument('<report>', 'which report').choices(REPORT_NAMES))
+    .option('--portfolio <name>', 'only the sites of this portfolio')
+    .option('--since <date>', 'from this night: YYYY-MM-DD, an ISO 8601 time (UTC without a zone), or <n>d (days before the latest night); changes and flips default to 7d')
+    .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS).default('table'))
+    .option('--width <columns>', "the table's width (default: the terminal's; unbounded when not a terminal)")
+    .addOption(databaseUrlOption())
+    .action(async (name: ReportName, options: ReportOptions) => {
+      let width = terminalWidth(io);
+      if (options.width !== undefined) {
+        width = Number(options.width);
+        if (!/^\d+$/.test(options.width) || width < 20) {
+          io.stderr.write(`robots-audit: --width "${options.width}": give a whole number of columns, 20 or more\n`);
+          io.exitCode = 2;
+          return;
+        }
+      }
+      try {
+        const text = await withDatabase(options, async (_db, pool) => {
+          const filters = await resolveReportFilters(pool, { portfolio: options.portfolio, since: options.since });
+          return formatReport(await buildReport(pool, name, filters), options.format, width === undefined ? {} : { width });
+        });
+        io.stdout.write(text);
+      } catch (err) {
+        if (!(err instanceof ReportInputError)) throw err;
+        io.stderr.write(`robots-audit: ${err.message}\n`);
+        io.exitCode = err.exitCode;
+      }
+    });
+};

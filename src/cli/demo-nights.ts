@@ -1,0 +1,85 @@
+/**
+ * The demo's nights: each one the run `robots-audit audit --wait --at <night>` would make (the
+ * same run key, the same pipeline), but all of them through one runtime and one set of workers,
+ * so that a night costs its work and not a start-up: 46 nights fit in the demo's minute.
+ */
+import { sql } from 'drizzle-orm';
+import type { AuditRun } from '../db/index.js';
+import { finishRunIfComplete } from '../services/pipeline-workers.js';
+import type { Runtime } from '../services/runtime.js';
+import { runKeyFor, summarizeRun, WAIT_RECONCILE_MS } from './commands/audit.command.js';
+import type { RunSummary } from './commands/audit.command.js';
+
+/** How often a night's run is looked at: short, as a demo night takes a few hundred milliseconds. */
+export const DEMO_POLL_MS = 20;
+
+export interface NightAlert {
+  severity: string;
+  kind: string;
+  title: string;
+}
+
+export interface ReplayedNight {
+  summary: RunSummary;
+  /** Sites whose night differs from their previous one (a first fetch is not a change). */
+  changedSites: number;
+  /** The night's alerts of at least `warning`, most severe first. */
+  alerts: NightAlert[];
+}
+
+/** Starts the night's run and waits until it has ended; a stalled run is reconciled as `audit --wait` does. */
+export async function replayNight(rt: Runtime, night: Date): Promise<ReplayedNight> {
+  const { run } = await rt.lifecycle.startRun({ runKey: runKeyFor(night, null, new Date()), trigger: 'manual', runAt: night, portfolio: null });
+  let ended: AuditRun = run;
+  let lastDone = -1;
+  let lastChange = Date.now();
+  while (ended.status === 'running') {
+    await new Promise((resolve) => setTimeout(resolve, DEMO_POLL_MS));
+    ended = (await rt.repos.runs.getRun(run.id)) ?? ended;
+    if (ended.sitesDone !== lastDone) {
+      lastDone = ended.sitesDone;
+      lastChange = Date.now();
+    } else if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
+      await rt.lifecycle.reconcile(run.id);
+      await finishRunIfComplete(rt, run.id);
+      lastChange = Date.now();
+    }
+  }
+  const failed = Object.keys(ended.counts.failed ?? {}).length;
+  if (ended.status !== 'completed' || failed > 0) throw new Error(`the run of ${night.toISOString()} ended ${ended.status} with ${failed} failed sites`);
+  const alerts = await rt.db.db.execute<{ severity: string; kind: string; title: string }>(
+    sql`select severity::text, kind, title from alerts where run_id = ${run.id} and severity in ('critical', 'warning') order by severity, kind, title`,
+  );
+  const changed = await rt.db.db.execute<{ n: string }>(
+    sql`select count(*) as n from snapshot_changes where run_id = ${run.id} and not ('first_seen' = any(kinds))`,
+  );
+  return { summary: await summarizeRun(rt, ended, failed), changedSites: Number(changed.rows[0]?.n ?? 0), alerts: alerts.rows };
+}
+
+const counts = (c: Record<string, number>) =>
+  Object.entries(c)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+
+/** One line a night: `2023-09-01 03:00   6 sites  ok 6 | changed 2 | flips 12 | alerts warning 3`. */
+export function nightLine(night: Date, { summary: s, changedSites: changed }: Pick<ReplayedNight, 'summary' | 'changedSites'>): string {
+  const firstSeen = s.changes.first_seen ?? 0;
+  const parts = [
+    `${night.toISOString().slice(0, 16).replace('T', ' ')}  ${String(s.run.sites).padStart(2)} sites  ${counts(s.outcomes)}`,
+    ...(firstSeen > 0 ? [`first seen ${firstSeen}`] : []),
+    ...(changed > 0 ? [`changed ${changed}`] : []),
+    ...(s.flips > 0 ? [`flips ${s.flips}`] : []),
+    ...(Object.keys(s.alerts).length > 0 ? [`alerts ${counts(s.alerts)}`] : []),
+  ];
+  return parts.join(' | ');
+}
+
+/** Waits (bounded) until no delivery is pending: every alert delivered, or given up. */
+export async function settleDeliveries(rt: Runtime, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = (await rt.repos.alerts.pendingDeliveries(1)).length;
+    if (pending === 0 || Date.now() > deadline) return pending;
+    await new Promise((resolve) => setTimeout(resolve, DEMO_POLL_MS * 5));
+  }
+}

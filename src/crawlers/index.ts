@@ -1,0 +1,8 @@
+/** The crawler catalogue: who crawls, for what, by product token (README.md). Pure. */
+export { CRAWLER_CATEGORIES, AI_CATEGORIES, CRAWLER_FAMILIES, isCrawlerCategory, isAiCategory, familyOfCategory } from './categories.js';
+export type { CrawlerCategory, CrawlerFamily } from './categories.js';
+export { UNKNOWN_OPERATOR } from './entry.js';
+export type { CatalogueEntry } from './entry.js';
+export { catalogue, findCrawler, crawlersIn } from './catalogue.js';
+export { parseAiRobotsJson, categoryOfAiRobotsEntry, operatorOfAiRobotsEntry } from './ai-robots-json.js';
+export type { AiRobotsFacts, AiRobotsImport, SkippedName } from './ai-robots-json.js';

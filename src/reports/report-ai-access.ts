@@ -1,0 +1,136 @@
+/**
+ * `report ai-access`: for each site, which AI crawlers of the catalogue (user_agents with an
+ * `ai-*` category) may fetch its root under the policy that applies now, counted per category and
+ * named, with the file's Content-Signal lines. With `--since`: only the sites where that changed
+ * since the night given, with the crawlers newly blocked and newly allowed.
+ *
+ * Computed from body_agent_access, which keeps per body the `*` answer and only the crawlers
+ * whose answer differs: a site costs its few exception rows, not one row per catalogued crawler
+ * (the ai_access view answers per crawler, with since which night).
+ */
+import type pg from 'pg';
+import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportFilters } from './report-filters.js';
+
+export const AI_ACCESS_COLUMNS: readonly ReportColumn[] = [
+  { key: 'origin', header: 'SITE', type: 'text', shrink: true },
+  { key: 'policy', header: 'POLICY', type: 'text' },
+  { key: 'trainingBlocked', header: 'TRAINING BLOCKED', type: 'text' },
+  { key: 'searchBlocked', header: 'SEARCH BLOCKED', type: 'text' },
+  { key: 'assistantBlocked', header: 'ASSISTANT BLOCKED', type: 'text' },
+  { key: 'blocked', header: 'BLOCKED AI CRAWLERS', type: 'text', shrink: true },
+  { key: 'contentSignals', header: 'CONTENT-SIGNAL', type: 'list', shrink: true },
+];
+
+const SINCE_COLUMNS: readonly ReportColumn[] = [
+  ...AI_ACCESS_COLUMNS.slice(0, 2),
+  { key: 'newlyBlocked', header: 'NEWLY BLOCKED', type: 'list', shrink: true },
+  { key: 'newlyAllowed', header: 'NEWLY ALLOWED', type: 'list', shrink: true },
+  ...AI_ACCESS_COLUMNS.slice(2),
+];
+
+export interface AiCrawler {
+  token: string;
+  category: 'ai-training' | 'ai-search' | 'ai-assistant';
+}
+
+/** What decides the root for every crawler on a night: the policy, `*`'s answer, the exceptions. */
+export interface RootAccess {
+  policy: string;
+  starAllowed: boolean;
+  /** Lower-cased token → allowed, for the crawlers whose answer differs from `*`. */
+  exceptions: Readonly<Record<string, boolean>>;
+}
+
+/** The AI crawlers blocked at the root (R-40: a crawler without its own group follows `*`). */
+export function blockedCrawlers(access: RootAccess, crawlers: readonly AiCrawler[]): AiCrawler[] {
+  if (access.policy === 'allow_all') return [];
+  if (access.policy === 'disallow_all') return [...crawlers];
+  return crawlers.filter((c) => !(access.exceptions[c.token.toLowerCase()] ?? access.starAllowed));
+}
+
+/** `all 96`, `all 96 but Googlebot-Extended`, `GPTBot, CCBot`, or null when none. */
+export function describeBlocked(blocked: readonly AiCrawler[], crawlers: readonly AiCrawler[]): string | null {
+  if (blocked.length === 0) return null;
+  if (blocked.length * 2 <= crawlers.length) return blocked.map((c) => c.token).join(', ');
+  const set = new Set(blocked);
+  const open = crawlers.filter((c) => !set.has(c));
+  return open.length === 0 ? `all ${crawlers.length}` : `all ${crawlers.length} but ${open.map((c) => c.token).join(', ')}`;
+}
+
+const count = (blocked: readonly AiCrawler[], all: readonly AiCrawler[], category: AiCrawler['category']) =>
+  `${blocked.filter((c) => c.category === category).length}/${all.filter((c) => c.category === category).length}`;
+
+interface AccessRow {
+  site_id: number;
+  origin: string;
+  policy: string;
+  star_allowed: boolean;
+  exceptions: Record<string, boolean>;
+  content_signals: string[];
+}
+
+/** The body's `*` answer and its exception rows, for a policy and a rules body in SQL scope. */
+const ACCESS_COLUMNS = `coalesce((select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = '*'), true) as star_allowed,
+  coalesce((select jsonb_object_agg(a.token, a.allowed) from body_agent_access a where a.body_id = x.rules_body_id and a.token <> '*'), '{}'::jsonb) as exceptions`;
+
+export async function aiAccessReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
+  const crawlers = await loadAiCrawlers(pool);
+  const now = await pool.query<AccessRow>(
+    `select x.site_id, s.origin, x.policy, ${ACCESS_COLUMNS}, coalesce(b.content_signals, '{}'::text[]) as content_signals
+     from site_state x
+     join sites s on s.id = x.site_id
+     left join bodies b on b.id = x.rules_body_id
+     where ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = x.site_id and ps.portfolio_id = $1))
+     order by s.origin`,
+    [filters.portfolioId],
+  );
+  const before = filters.since ? await accessOn(pool, filters.since, filters.portfolioId) : null;
+  const rows = [];
+  for (const r of now.rows) {
+    const blocked = blockedCrawlers({ policy: r.policy, starAllowed: r.star_allowed, exceptions: r.exceptions }, crawlers);
+    const row = {
+      origin: r.origin,
+      policy: r.policy,
+      trainingBlocked: count(blocked, crawlers, 'ai-training'),
+      searchBlocked: count(blocked, crawlers, 'ai-search'),
+      assistantBlocked: count(blocked, crawlers, 'ai-assistant'),
+      blocked: describeBlocked(blocked, crawlers),
+      contentSignals: r.content_signals,
+    };
+    if (!before) {
+      rows.push(row);
+      continue;
+    }
+    // A site not audited yet on that night had no answer: all it blocks now is new.
+    const then = before.get(r.site_id);
+    const blockedThen = new Set(then ? blockedCrawlers(then, crawlers) : []);
+    const blockedNow = new Set(blocked);
+    const newlyBlocked = blocked.filter((c) => !blockedThen.has(c)).map((c) => c.token);
+    const newlyAllowed = [...blockedThen].filter((c) => !blockedNow.has(c)).map((c) => c.token);
+    if (newlyBlocked.length > 0 || newlyAllowed.length > 0) rows.push({ ...row, newlyBlocked, newlyAllowed });
+  }
+  return { report: 'ai-access', columns: before ? SINCE_COLUMNS : AI_ACCESS_COLUMNS, rows };
+}
+
+/** The AI crawlers of the catalogue, by token. */
+export async function loadAiCrawlers(pool: pg.Pool): Promise<AiCrawler[]> {
+  const { rows } = await pool.query<AiCrawler>(
+    `select token, category from user_agents where category in ('ai-training', 'ai-search', 'ai-assistant') order by lower(token)`,
+  );
+  return rows;
+}
+
+/** Each site's root access in force on a night: its latest night that could change it, at or before. */
+async function accessOn(pool: pg.Pool, night: Date, portfolioId: number | null): Promise<Map<number, RootAccess>> {
+  const { rows } = await pool.query<AccessRow>(
+    `select x.site_id, x.policy, ${ACCESS_COLUMNS}
+     from (select distinct on (h.site_id) h.site_id, h.policy, h.rules_body_id
+           from site_rule_nights h
+           where h.run_at <= $1
+             and ($2::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = h.site_id and ps.portfolio_id = $2))
+           order by h.site_id, h.run_at desc) x`,
+    [night, portfolioId],
+  );
+  return new Map(rows.map((r) => [r.site_id, { policy: r.policy, starAllowed: r.star_allowed, exceptions: r.exceptions }]));
+}

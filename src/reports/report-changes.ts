@@ -1,0 +1,60 @@
+/**
+ * `report changes`: what changed, night by night, newest first: the kinds of change
+ * (snapshot_changes.kinds), the outcome and policy moves, and the semantic diff of the rules in
+ * one line. Default period: the last 7 nights before the latest (RECENT_DAYS).
+ */
+import type pg from 'pg';
+import type { RobotsDiff } from '../robots/diff.js';
+import { describeRobotsDiff } from '../robots/diff.js';
+import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportFilters } from './report-filters.js';
+import { recentSince } from './recent.js';
+
+export const CHANGES_COLUMNS: readonly ReportColumn[] = [
+  { key: 'night', header: 'NIGHT', type: 'time' },
+  { key: 'origin', header: 'SITE', type: 'text', shrink: true },
+  { key: 'kinds', header: 'CHANGED', type: 'list', shrink: true },
+  { key: 'outcome', header: 'OUTCOME', type: 'text' },
+  { key: 'policy', header: 'POLICY', type: 'text' },
+  { key: 'summary', header: 'WHAT', type: 'text', shrink: true },
+];
+
+interface ChangeRow {
+  night: Date;
+  origin: string;
+  kinds: string[];
+  outcome_from: string | null;
+  outcome_to: string;
+  policy_from: string | null;
+  policy_to: string;
+  rule_diff: RobotsDiff | null;
+}
+
+/** `ok → server_error`, or the value alone when it did not move. */
+const move = (from: string | null, to: string) => (from === null || from === to ? to : `${from} → ${to}`);
+
+export async function changesReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
+  const since = await recentSince(pool, filters);
+  const { rows } = await pool.query<ChangeRow>(
+    `select r.run_at as night, s.origin, c.kinds, c.outcome_from, c.outcome_to, c.policy_from, c.policy_to, c.rule_diff
+     from audit_runs r
+     join snapshot_changes c on c.run_id = r.id
+     join sites s on s.id = c.site_id
+     where r.run_at >= $2
+       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = c.site_id and ps.portfolio_id = $1))
+     order by r.run_at desc, s.origin`,
+    [filters.portfolioId, since],
+  );
+  return {
+    report: 'changes',
+    columns: CHANGES_COLUMNS,
+    rows: rows.map((r) => ({
+      night: r.night,
+      origin: r.origin,
+      kinds: r.kinds,
+      outcome: move(r.outcome_from, r.outcome_to),
+      policy: move(r.policy_from, r.policy_to),
+      summary: r.rule_diff ? describeRobotsDiff(r.rule_diff).map((l) => l.trim()).join('; ') : null,
+    })),
+  };
+}

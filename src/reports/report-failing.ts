@@ -1,0 +1,72 @@
+/**
+ * `report failing`: the sites whose latest fetch failed (5xx, network failure, 429, too many
+ * redirects), longest outage first: how many nights in a row, since when, and what a crawler
+ * does meanwhile: full disallow (R-13, R-15) or, after 30 days, the last good copy (D-3, with the
+ * night it was fetched) or full allow when there is none. `--since`: outages that began on or
+ * after that night.
+ */
+import type pg from 'pg';
+import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportFilters } from './report-filters.js';
+
+export const FAILING_COLUMNS: readonly ReportColumn[] = [
+  { key: 'origin', header: 'SITE', type: 'text', shrink: true },
+  { key: 'outcome', header: 'OUTCOME', type: 'text' },
+  { key: 'status', header: 'HTTP', type: 'number' },
+  { key: 'failedNights', header: 'NIGHTS', type: 'number' },
+  { key: 'unreachableSince', header: 'DOWN SINCE', type: 'time' },
+  { key: 'daysUnreachable', header: 'DAYS', type: 'number' },
+  { key: 'policy', header: 'POLICY', type: 'text' },
+  { key: 'policyReason', header: 'WHY', type: 'text' },
+  { key: 'copyOf', header: 'USING COPY OF', type: 'time' },
+  { key: 'lastOk', header: 'LAST OK', type: 'time' },
+];
+
+interface FailingRow {
+  origin: string;
+  outcome: string;
+  status: number | null;
+  failed_nights: number;
+  unreachable_since: Date | null;
+  days_unreachable: number | null;
+  policy: string;
+  policy_reason: string;
+  copy_of: Date | null;
+  last_ok: Date | null;
+}
+
+/** Outcomes of a fetch that did not reach an answer the rules accept (4xx is an answer: R-12). */
+export const FAILED_OUTCOMES = ['server_error', 'network_error', 'rate_limited', 'redirect_limit'] as const;
+
+export async function failingReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
+  const { rows } = await pool.query<FailingRow>(
+    `select s.origin, x.outcome, x.status, x.failed_nights, x.unreachable_since,
+            (extract(epoch from x.run_at - x.unreachable_since) / 86400)::integer as days_unreachable,
+            x.policy, x.policy_reason,
+            case when x.policy_reason = 'D-3' then rr.run_at end as copy_of, x.last_good_run_at as last_ok
+     from site_state x
+     join sites s on s.id = x.site_id
+     left join audit_runs rr on rr.id = x.rules_run_id
+     where x.outcome = any($3::fetch_outcome[])
+       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = x.site_id and ps.portfolio_id = $1))
+       and ($2::timestamptz is null or coalesce(x.unreachable_since, x.run_at) >= $2)
+     order by x.unreachable_since nulls last, x.failed_nights desc, s.origin`,
+    [filters.portfolioId, filters.since, FAILED_OUTCOMES],
+  );
+  return {
+    report: 'failing',
+    columns: FAILING_COLUMNS,
+    rows: rows.map((r) => ({
+      origin: r.origin,
+      outcome: r.outcome,
+      status: r.status,
+      failedNights: r.failed_nights,
+      unreachableSince: r.unreachable_since,
+      daysUnreachable: r.days_unreachable,
+      policy: r.policy,
+      policyReason: r.policy_reason,
+      copyOf: r.copy_of,
+      lastOk: r.last_ok,
+    })),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * What narrows a report: a portfolio (by name, checked to exist) and a starting night. A user
+ * types both; each mistake is one clear message (ReportInputError), never an empty report that
+ * looks like good news.
+ */
+import type pg from 'pg';
+
+export interface ReportFilters {
+  portfolioId: number | null;
+  /** Nights at or after this instant; null: the report's own default. */
+  since: Date | null;
+}
+
+export interface ReportFilterInput {
+  portfolio?: string | undefined;
+  since?: string | undefined;
+}
+
+/**
+ * A mistake in what the user asked for, shown as one line. As for the site commands: exit 2 when
+ * the argument is malformed (a date that is not one), 1 when it names nothing there is (a
+ * portfolio that does not exist).
+ */
+export class ReportInputError extends Error {
+  override name = 'ReportInputError';
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** ISO 8601 with a time; without a zone it is UTC (as nights are), never the machine's local time. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/;
+const DAYS_BACK = /^(\d{1,5})d$/;
+const DAY_MS = 86_400_000;
+
+/**
+ * `--since`: `YYYY-MM-DD` (midnight UTC), an ISO 8601 time (UTC when it has no zone), or `<n>d`, n days
+ * before the latest night in the database (not the wall clock: a replayed history, like the
+ * demo's, has its nights in the past).
+ */
+export function parseSince(text: string, latestNight: Date | null): Date {
+  const trimmed = text.trim();
+  const days = DAYS_BACK.exec(trimmed);
+  if (days) return new Date((latestNight ?? new Date()).getTime() - Number(days[1]) * DAY_MS);
+  const dateOnly = DATE_ONLY.exec(trimmed);
+  if (dateOnly) {
+    const [y, m, d] = [Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])];
+    const at = new Date(Date.UTC(y, m - 1, d));
+    // Date.UTC rolls 2026-02-30 over to March; a date that does not exist is a typo.
+    if (at.getUTCFullYear() === y && at.getUTCMonth() === m - 1 && at.getUTCDate() === d) return at;
+  } else if (DATE_TIME.test(trimmed)) {
+    const at = new Date(DATE_TIME.exec(trimmed)![1] === undefined ? `${trimmed}Z` : trimmed);
+    if (!Number.isNaN(at.getTime())) return at;
+  }
+  throw new ReportInputError(`--since "${text}" is not a date: use YYYY-MM-DD, an ISO 8601 time (2026-11-01T06:00:00Z), or a number of days such as 7d`, 2);
+}
+
+export async function latestNight(pool: pg.Pool): Promise<Date | null> {
+  const { rows } = await pool.query<{ at: Date | null }>('select max(run_at) as at from site_state');
+  return rows[0]?.at ?? null;
+}
+
+export async function resolveReportFilters(pool: pg.Pool, input: ReportFilterInput): Promise<ReportFilters> {
+  let portfolioId: number | null = null;
+  if (input.portfolio !== undefined) {
+    const { rows } = await pool.query<{ id: number }>('select id from portfolios where name = $1', [input.portfolio]);
+    if (rows.length === 0) {
+      const known = await pool.query<{ name: string }>('select name from portfolios order by name limit 20');
+      const list = known.rows.map((r) => r.name).join(', ');
+      throw new ReportInputError(`no portfolio named "${input.portfolio}"${list === '' ? ' (there are no portfolios)' : ` (portfolios: ${list})`}`, 1);
+    }
+    portfolioId = rows[0]!.id;
+  }
+  const since = input.since === undefined ? null : parseSince(input.since, await latestNight(pool));
+  return { portfolioId, since };
+}

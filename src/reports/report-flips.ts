@@ -1,0 +1,74 @@
+/**
+ * `report flips`: every verdict that changed (verdict_flips), newest first: the URL, the crawler,
+ * the verdict before and after, why (rules_changed, outcome_changed, ...) and the rule that
+ * decides now. Default period: the last 7 nights before the latest (RECENT_DAYS).
+ */
+import type pg from 'pg';
+import type { FlipRule } from '../db/schema.js';
+import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportFilters } from './report-filters.js';
+import { recentSince } from './recent.js';
+
+export const FLIPS_COLUMNS: readonly ReportColumn[] = [
+  { key: 'night', header: 'NIGHT', type: 'time' },
+  { key: 'origin', header: 'SITE', type: 'text', shrink: true },
+  { key: 'url', header: 'URL', type: 'text', shrink: true },
+  { key: 'agent', header: 'CRAWLER', type: 'text' },
+  { key: 'category', header: 'CATEGORY', type: 'text' },
+  { key: 'before', header: 'BEFORE', type: 'text' },
+  { key: 'after', header: 'AFTER', type: 'text' },
+  { key: 'cause', header: 'CAUSE', type: 'text' },
+  { key: 'rule', header: 'DECIDED BY', type: 'text', shrink: true },
+];
+
+interface FlipRow {
+  night: Date;
+  origin: string;
+  url: string;
+  agent: string;
+  category: string | null;
+  from_allowed: boolean | null;
+  to_allowed: boolean;
+  cause: string;
+  rule_after: FlipRule | null;
+}
+
+const verdict = (allowed: boolean | null) => (allowed === null ? null : allowed ? 'allowed' : 'disallowed');
+
+/** `Disallow: /private (line 12)`, or `no rule` when nothing matched (the URL is then allowed). */
+export function ruleText(rule: FlipRule | null): string {
+  if (!rule) return 'no rule';
+  const key = rule.kind === 'allow' ? 'Allow' : 'Disallow';
+  return `${key}: ${rule.value} (line ${rule.line})`;
+}
+
+export async function flipsReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
+  const since = await recentSince(pool, filters);
+  const { rows } = await pool.query<FlipRow>(
+    `select r.run_at as night, s.origin, t.url, a.token as agent, a.category, f.from_allowed, f.to_allowed, f.cause, f.rule_after
+     from audit_runs r
+     join verdict_flips f on f.run_id = r.id
+     join sites s on s.id = f.site_id
+     join tracked_urls t on t.id = f.tracked_url_id
+     join user_agents a on a.id = f.user_agent_id
+     where r.run_at >= $2
+       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = f.site_id and ps.portfolio_id = $1))
+     order by r.run_at desc, s.origin, t.url, lower(a.token)`,
+    [filters.portfolioId, since],
+  );
+  return {
+    report: 'flips',
+    columns: FLIPS_COLUMNS,
+    rows: rows.map((r) => ({
+      night: r.night,
+      origin: r.origin,
+      url: r.url,
+      agent: r.agent,
+      category: r.category,
+      before: verdict(r.from_allowed),
+      after: verdict(r.to_allowed),
+      cause: r.cause,
+      rule: ruleText(r.rule_after),
+    })),
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * A URL's verdict under a site's current effective policy (`robots-audit explain`), and why
+ * that policy applies: the site's latest night (site_state) says which policy holds and which
+ * rule of the spec put it there (R-10..R-15, D-3, D-4); under a `rules` policy the rules body
+ * (this night's, or the last good copy under the 30-day fallback) decides, through the engine's
+ * explain, for the group the crawler follows (R-42), exactly as the nightly verdicts are
+ * computed (src/services/policy-evaluator.ts).
+ */
+import type { FetchOutcome } from '../policy/fetch-outcome.js';
+import type { PolicyKind } from '../policy/effective-policy.js';
+import { followedAgent } from '../robots/crawlers.js';
+import { getPathParamsQuery } from '../robots/match.js';
+import { isInScope } from '../robots/origin.js';
+import { parseRobotsTxt } from '../robots/parse.js';
+import { isValidUserAgentToObey } from '../robots/user-agent.js';
+import type { Queryable } from './site-errors.js';
+import { SiteReportError } from './site-errors.js';
+import type { SiteRef } from './site-lookup.js';
+
+/** Change kinds that start a new stretch of outcome or policy. */
+const POLICY_EVENTS = ['first_seen', 'outcome', 'policy', 'fallback_started', 'fallback_ended'];
+
+export interface SitePolicyState {
+  /** The site's latest night. */
+  night: Date;
+  runId: number;
+  runKey: string;
+  outcome: FetchOutcome;
+  status: number | null;
+  errorCode: string | null;
+  policy: PolicyKind;
+  /** R-10, R-11, R-12, D-4, R-13, R-15 or D-3. */
+  policyReason: string;
+  /** Start of the 5xx / network-failure streak (R-13, R-15, D-3); null when reached. */
+  unreachableSince: Date | null;
+  /** Nights in a row without reaching the site. */
+  failedNights: number;
+  /** Policy `rules`: the night whose body applies (the latest, or the copy under D-3). */
+  rulesNight: Date | null;
+  rulesRunKey: string | null;
+  rulesBodySha256: string | null;
+  /** The first night of the stretch in which the outcome and policy have been what they are. */
+  since: Date | null;
+  sinceRunKey: string | null;
+}
+
+export interface ExplainVerdict {
+  allowed: boolean;
+  /**
+   * `policy`: full allow or full disallow, no rule is read; `rule`: a rule of the body decides;
+   * `no_rule`: the group applies but none of its rules matches (allowed); `no_group`: no group
+   * names the crawler and there is no `*` group (allowed, R-43).
+   */
+  decidedBy: 'policy' | 'rule' | 'no_rule' | 'no_group';
+  rule: { line: number; kind: 'allow' | 'disallow'; value: string; pattern: string; viaIndexHtml: boolean } | null;
+  /**
+   * The group chosen (null when the policy decides) and its user-agent lines as written: of the
+   * group that holds the deciding rule, else of every group merged for the crawler (R-34).
+   */
+  group: { kind: 'named' | 'global' | 'none'; userAgents: { value: string; line: number }[] } | null;
+  /** The engine's sentence (src/robots/explain.ts); null when the policy decides. */
+  engineReason: string | null;
+}
+
+export interface SiteExplanation {
+  site: SiteRef;
+  /** Canonical (D-5). */
+  url: string;
+  /** What the rules are matched with: path, params and query (T48). */
+  path: string;
+  userAgent: string;
+  /** The token whose group the crawler follows (R-42: Googlebot-Image follows googlebot when it has no group). */
+  followedAgent: string;
+  state: SitePolicyState;
+  verdict: ExplainVerdict;
+}
+
+interface StateRow extends Record<string, unknown> {
+  run_at: Date;
+  run_id: number;
+  run_key: string;
+  outcome: FetchOutcome;
+  status: number | null;
+  error_code: string | null;
+  policy: PolicyKind;
+  policy_reason: string;
+  unreachable_since: Date | null;
+  failed_nights: number;
+  rules_run_at: Date | null;
+  rules_run_key: string | null;
+  rules_sha256: string | null;
+  rules_content: Buffer | null;
+}
+
+/** The site's current state: its latest night and the rules body in force (one row through site_state's key). */
+async function loadState(db: Queryable, site: SiteRef): Promise<{ state: SitePolicyState; rules: Uint8Array | null }> {
+  const { rows } = await db.query<StateRow>(
+    `select st.run_at, st.run_id, r.run_key, st.outcome::text as outcome, st.status, n.error_code, st.policy::text as policy, st.policy_reason,
+            st.unreachable_since, st.failed_nights, rr.run_at as rules_run_at, rr.run_key as rules_run_key,
+            encode(b.sha256, 'hex') as rules_sha256, b.content as rules_content
+       from site_state st
+       join audit_runs r on r.id = st.run_id
+       left join snapshots n on n.site_id = st.site_id and n.run_at = st.run_at and n.run_id = st.run_id
+       left join audit_runs rr on rr.id = st.rules_run_id
+       left join bodies b on b.id = st.rules_body_id
+      where st.site_id = $1`,
+    [site.id],
+  );
+  const row = rows[0];
+  if (!row) throw new SiteReportError('not_found', `no nights yet for ${site.origin} (robots-audit audit runs one)`);
+  const since = await db.query<{ run_at: Date; run_key: string }>(
+    `select r.run_at, r.run_key
+       from snapshot_changes c join audit_runs r on r.id = c.run_id
+      where c.site_id = $1 and c.kinds && $2::text[] and r.run_at <= $3
+      order by r.run_at desc, r.id desc limit 1`,
+    [site.id, POLICY_EVENTS, row.run_at],
+  );
+  return {
+    state: {
+      night: row.run_at,
+      runId: row.run_id,
+      runKey: row.run_key,
+      outcome: row.outcome,
+      status: row.status,
+      errorCode: row.error_code,
+      policy: row.policy,
+      policyReason: row.policy_reason,
+      unreachableSince: row.unreachable_since,
+      failedNights: row.failed_nights,
+      rulesNight: row.policy === 'rules' ? row.rules_run_at : null,
+      rulesRunKey: row.policy === 'rules' ? row.rules_run_key : null,
+      rulesBodySha256: row.policy === 'rules' ? row.rules_sha256 : null,
+      since: since.rows[0]?.run_at ?? null,
+      sinceRunKey: since.rows[0]?.run_key ?? null,
+    },
+    rules: row.policy === 'rules' && row.rules_content ? new Uint8Array(row.rules_content.buffer, row.rules_content.byteOffset, row.rules_content.byteLength) : null,
+  };
+}
+
+/**
+ * `url` is a canonical URL (D-5) of the site; `userAgent` a product token (T14). Throws
+ * SiteReportError: `usage` for a token that is not one, `not_found` for a URL of another
+ * origin (R-2..R-5) or a site with no night yet.
+ */
+/** Throws SiteReportError (usage) unless `userAgent` is a product token (T14), the only names a group can match. */
+export function assertProductToken(userAgent: string): void {
+  if (!isValidUserAgentToObey(userAgent)) {
+    throw new SiteReportError('usage', `--ua "${userAgent}": not a user-agent product token (T14: letters, "-" and "_" only, e.g. Googlebot)`);
+  }
+}
+
+export async function explainSiteUrl(db: Queryable, site: SiteRef, url: string, userAgent: string): Promise<SiteExplanation> {
+  assertProductToken(userAgent);
+  if (!isInScope(site.origin, url)) throw new SiteReportError('not_found', `${url} is not on ${site.origin} (R-2..R-5: a robots.txt governs its own scheme, host and port)`);
+  const { state, rules } = await loadState(db, site);
+  if (state.policy !== 'rules') {
+    return {
+      site,
+      url,
+      path: getPathParamsQuery(url),
+      userAgent,
+      followedAgent: userAgent,
+      state,
+      verdict: { allowed: state.policy === 'allow_all', decidedBy: 'policy', rule: null, group: null, engineReason: null },
+    };
+  }
+  // A rules policy always names its body; were it missing, it reads as an empty file (as the nightly evaluator does).
+  const robots = parseRobotsTxt(rules ?? new Uint8Array());
+  const followed = followedAgent(robots, userAgent);
+  const e = robots.explain(url, followed);
+  const merged = e.group.groupIndexes.map((i) => robots.groups[i]).filter((g) => g !== undefined);
+  const holder = e.rule ? merged.find((g) => g.rules.some((r) => r.line === e.rule!.line)) : undefined;
+  const userAgents = (holder ? [holder] : merged).flatMap((g) => g.userAgents.map((u) => ({ value: u.value, line: u.line })));
+  return {
+    site,
+    url,
+    path: e.path,
+    userAgent,
+    followedAgent: followed,
+    state,
+    verdict: {
+      allowed: e.allowed,
+      decidedBy: e.rule ? 'rule' : e.group.kind === 'none' ? 'no_group' : 'no_rule',
+      rule: e.rule ? { line: e.rule.line, kind: e.rule.kind, value: e.rule.value, pattern: e.rule.pattern, viaIndexHtml: e.rule.viaIndexHtml === true } : null,
+      group: { kind: e.group.kind, userAgents },
+      engineReason: e.reason,
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * A site's timeline of nights (`robots-audit history`), newest first: each night's outcome and
+ * effective policy with the rule behind it (R-10..R-15, D-3, D-4), what changed, the verdicts
+ * that flipped and the alerts raised.
+ *
+ * Every query is one site's rows through an index that leads with `site_id`: the nights through
+ * the snapshots' primary key (site, run clock) read backwards and cut at the limit, then the
+ * changes (unique (site, run)), flips and alerts (their site indexes) of those runs only. So a
+ * site's history costs the same with a year of nights for 100,000 sites as with one.
+ */
+import type { FetchOutcome } from '../policy/fetch-outcome.js';
+import type { PolicyKind } from '../policy/effective-policy.js';
+import type { FlipRule } from '../db/schema.js';
+import type { Queryable } from './site-errors.js';
+import type { SiteRef } from './site-lookup.js';
+
+/** Nights shown when `--limit` is not given. */
+export const DEFAULT_HISTORY_LIMIT = 30;
+
+export interface HistoryFlip {
+  url: string;
+  agent: string;
+  /** Null when there was no verdict before (first_seen). */
+  from: boolean | null;
+  to: boolean;
+  /** `rules_changed`, `outcome_changed`, `fallback_started`, `fallback_ended`, `first_seen`. */
+  cause: string;
+  ruleBefore: FlipRule | null;
+  ruleAfter: FlipRule | null;
+}
+
+export interface HistoryAlert {
+  severity: 'critical' | 'warning' | 'info';
+  kind: string;
+  title: string;
+}
+
+export interface HistoryNight {
+  /** The run's clock (audit_runs.run_at). */
+  night: Date;
+  runId: number;
+  runKey: string;
+  outcome: FetchOutcome;
+  /** The final HTTP status; null when no answer arrived (R-15). */
+  status: number | null;
+  errorCode: string | null;
+  policy: PolicyKind;
+  /** The spec rule behind the policy: R-10, R-11, R-12, D-4, R-13, R-15, D-3. */
+  policyReason: string;
+  /** Start of the 5xx / network-failure streak the night is in (R-13, R-15, D-3). */
+  unreachableSince: Date | null;
+  /** Under the 30-day fallback with rules (D-3): the night whose copy applies. */
+  rulesNight: Date | null;
+  rulesRunKey: string | null;
+  /** The body fetched that night (ok nights), as its SHA-256 in hex, and its size. */
+  bodySha256: string | null;
+  bodyBytes: number | null;
+  /** snapshot_changes.kinds, in stored order; [] when nothing changed. */
+  changes: string[];
+  /** By URL, then agent. */
+  flips: HistoryFlip[];
+  /** Most severe first. */
+  alerts: HistoryAlert[];
+}
+
+export interface SiteHistory {
+  site: SiteRef;
+  /** Every night stored for the site (the timeline shows the newest `limit`). */
+  totalNights: number;
+  nights: HistoryNight[];
+}
+
+interface NightRow extends Record<string, unknown> {
+  run_at: Date;
+  run_id: number;
+  run_key: string;
+  outcome: FetchOutcome;
+  status: number | null;
+  error_code: string | null;
+  policy: PolicyKind;
+  policy_reason: string;
+  unreachable_since: Date | null;
+  rules_run_at: Date | null;
+  rules_run_key: string | null;
+  body_sha256: string | null;
+  body_bytes: number | null;
+}
+
+export async function siteHistory(db: Queryable, site: SiteRef, options: { limit?: number } = {}): Promise<SiteHistory> {
+  const limit = options.limit ?? DEFAULT_HISTORY_LIMIT;
+  const nights = await db.query<NightRow>(
+    `select n.run_at, n.run_id, r.run_key, n.outcome::text as outcome, n.status, n.error_code, n.policy::text as policy, n.policy_reason,
+            n.unreachable_since, rr.run_at as rules_run_at, rr.run_key as rules_run_key,
+            encode(b.sha256, 'hex') as body_sha256, b.size as body_bytes
+       from snapshots n
+       join audit_runs r on r.id = n.run_id
+       left join audit_runs rr on rr.id = n.rules_run_id
+       left join bodies b on b.id = n.body_id
+      where n.site_id = $1
+      order by n.run_at desc, n.run_id desc
+      limit $2`,
+    [site.id, limit],
+  );
+  const [total] = (await db.query<{ n: number }>('select count(*)::int as n from snapshots where site_id = $1', [site.id])).rows;
+  const runIds = nights.rows.map((n) => n.run_id);
+  if (runIds.length === 0) return { site, totalNights: total?.n ?? 0, nights: [] };
+
+  const [changes, flips, alerts] = await Promise.all([
+    db.query<{ run_id: number; kinds: string[] }>('select run_id, kinds from snapshot_changes where site_id = $1 and run_id = any($2::int[])', [site.id, runIds]),
+    db.query<{ run_id: number; url: string; agent: string; from_allowed: boolean | null; to_allowed: boolean; cause: string; rule_before: FlipRule | null; rule_after: FlipRule | null }>(
+      `select f.run_id, t.url, a.token as agent, f.from_allowed, f.to_allowed, f.cause, f.rule_before, f.rule_after
+         from verdict_flips f
+         join tracked_urls t on t.id = f.tracked_url_id
+         join user_agents a on a.id = f.user_agent_id
+        where f.site_id = $1 and f.run_id = any($2::int[])
+        order by f.run_id, t.url, lower(a.token)`,
+      [site.id, runIds],
+    ),
+    db.query<{ run_id: number; severity: HistoryAlert['severity']; kind: string; title: string }>(
+      // Most severe first: the enum's order (critical, warning, info), not the text's.
+      `select l.run_id, l.severity::text as severity, l.kind, l.title from alerts l
+        where l.site_id = $1 and l.run_id = any($2::int[])
+        order by l.run_id, l.severity, l.kind, l.id`,
+      [site.id, runIds],
+    ),
+  ]);
+
+  const kindsByRun = new Map(changes.rows.map((c) => [c.run_id, c.kinds]));
+  const flipsByRun = groupBy(flips.rows, (f) => f.run_id);
+  const alertsByRun = groupBy(alerts.rows, (a) => a.run_id);
+  return {
+    site,
+    totalNights: total?.n ?? 0,
+    nights: nights.rows.map((n) => ({
+      night: n.run_at,
+      runId: n.run_id,
+      runKey: n.run_key,
+      outcome: n.outcome,
+      status: n.status,
+      errorCode: n.error_code,
+      policy: n.policy,
+      policyReason: n.policy_reason,
+      unreachableSince: n.unreachable_since,
+      rulesNight: n.rules_run_at,
+      rulesRunKey: n.rules_run_key,
+      bodySha256: n.body_sha256,
+      bodyBytes: n.body_bytes,
+      changes: kindsByRun.get(n.run_id) ?? [],
+      flips: (flipsByRun.get(n.run_id) ?? []).map((f) => ({
+        url: f.url,
+        agent: f.agent,
+        from: f.from_allowed,
+        to: f.to_allowed,
+        cause: f.cause,
+        ruleBefore: f.rule_before,
+        ruleAfter: f.rule_after,
+      })),
+      alerts: (alertsByRun.get(n.run_id) ?? []).map((a) => ({ severity: a.severity, kind: a.kind, title: a.title })),
+    })),
+  };
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+/**
+ * The site a command names: an origin (`https://example.com`, any URL of it) is looked up as
+ * normalised (R-1..R-5); a bare host (`example.com`) matches every monitored origin on that
+ * host, whatever the scheme and port, and must match exactly one; a host with a port
+ * (`example.com:8080`) matches that port under http or https.
+ */
+import { InvalidUrlError, normalizeOrigin, parseUserUrl } from '../robots/origin.js';
+import type { Queryable } from './site-errors.js';
+import { SiteReportError } from './site-errors.js';
+
+export interface SiteRef {
+  id: number;
+  origin: string;
+}
+
+/** What a name can match: exact origins, and prefixes `scheme://host:` meaning "any port on this host". */
+export interface SiteCandidates {
+  exact: string[];
+  portPrefixes: string[];
+}
+
+/** Same test as parseUserUrl: `example.com:8080/x` has no scheme; `http://x` has one. */
+const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:(?!\d)/i;
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The origins a `<site>` argument may mean. Throws SiteReportError (usage) when it is not a site. */
+export function siteCandidates(input: string): SiteCandidates {
+  const trimmed = input.trim();
+  try {
+    if (HAS_SCHEME.test(trimmed)) return { exact: [normalizeOrigin(trimmed)], portPrefixes: [] };
+    const url = parseUserUrl(trimmed);
+    const host = url.hostname;
+    const authority = trimmed.split(/[/?#]/)[0] ?? '';
+    const port = /:(\d+)$/.exec(authority)?.[1];
+    if (port !== undefined) {
+      const n = Number(port);
+      return { exact: [`https://${host}${n === 443 ? '' : `:${n}`}`, `http://${host}${n === 80 ? '' : `:${n}`}`], portPrefixes: [] };
+    }
+    return { exact: [`https://${host}`, `http://${host}`], portPrefixes: [`https://${host}:`, `http://${host}:`] };
+  } catch (err) {
+    if (!(err instanceof InvalidUrlError)) throw err;
+    throw new SiteReportError('usage', `not a site: ${err.message} (name an origin such as https://example.com, or a host such as example.com)`);
+  }
+}
+
+/**
+ * The monitored site `input` names. Throws SiteReportError: `usage` when it is not a site name,
+ * `not_found` when no monitored origin matches or a bare host matches several (they are listed).
+ */
+export async function findSite(db: Queryable, input: string): Promise<SiteRef> {
+  const { exact, portPrefixes } = siteCandidates(input);
+  // "Any port": a range the origin index answers (a port is digits, which sort as digits in any
+  // collation), refined by LIKE; LIKE alone would read every site.
+  const values: unknown[] = [exact];
+  const anyPort = portPrefixes.map((prefix) => {
+    values.push(`${prefix}0`, `${prefix}99999`, `${likeEscape(prefix)}%`);
+    const n = values.length;
+    return ` or (origin between $${n - 2} and $${n - 1} and origin like $${n})`;
+  });
+  const { rows } = await db.query<{ id: number; origin: string }>(`select id, origin from sites where origin = any($1::text[])${anyPort.join('')} order by origin`, values);
+  if (rows.length === 1) return rows[0]!;
+  if (rows.length === 0) {
+    const named = portPrefixes.length === 0 && exact.length === 1 ? exact[0] : input.trim();
+    throw new SiteReportError('not_found', `not monitored: ${named} (robots-audit sites list shows the monitored sites)`);
+  }
+  throw new SiteReportError('not_found', `${input.trim()} matches several sites: ${rows.map((r) => r.origin).join(', ')}; name one by its origin`);
+}

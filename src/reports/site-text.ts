@@ -1,0 +1,32 @@
+/**
+ * Words and shapes shared by the site reports' text output: nights in UTC, a night's outcome
+ * and its effective policy with the spec rule behind it. Pure.
+ */
+import type { FetchOutcome } from '../policy/fetch-outcome.js';
+
+/** `2026-03-01 03:00Z`, with seconds only when the night has them (`audit --at` may). */
+export function formatNight(at: Date): string {
+  const iso = at.toISOString();
+  const seconds = iso.slice(17, 23) === '00.000' ? '' : `:${iso.slice(17, 19)}`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}${seconds}Z`;
+}
+
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `ok 200`, `server_error 503`, `network_error ECONNREFUSED`, `redirect_limit 301 REDIRECT_LOOP`. */
+export function outcomeText(outcome: FetchOutcome, status: number | null, errorCode: string | null): string {
+  return [outcome, status, errorCode].filter((part) => part !== null).join(' ');
+}
+
+/** `rules (R-10)`, `disallow_all (R-13)`, `rules (D-3, copy of 2026-03-01 03:00Z)`. */
+export function policyText(policy: string, reason: string, rulesNight: Date | null): string {
+  if (reason === 'D-3') return policy === 'rules' && rulesNight ? `${policy} (D-3, copy of ${formatNight(rulesNight)})` : `${policy} (D-3, no copy)`;
+  return `${policy} (${reason})`;
+}
+
+/** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
+export function alignColumns(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+}

@@ -1,0 +1,238 @@
+/**
+ * The dashboard's overview: every site, a page at a time (a portfolio of 100,000 sites is never
+ * read whole), with counts of the whole selection at the top. The page's ids come from `sites`
+ * and `site_state` alone (sorted by an index or a top-N sort); what a row shows besides (its
+ * portfolios, since when its policy holds, its last change, its AI access) is read for those
+ * rows only.
+ */
+import type pg from 'pg';
+import { FAILED_OUTCOMES } from './report-failing.js';
+import { blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
+import type { AiCrawler } from './report-ai-access.js';
+import { RECENT_DAYS } from './recent.js';
+
+export const OVERVIEW_SORTS = ['site', 'status', 'policy', 'changed', 'failing', 'checked'] as const;
+export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
+
+export interface OverviewQuery {
+  portfolioId: number | null;
+  /** Part of the origin, any case. */
+  search: string | null;
+  sort: OverviewSort;
+  descending: boolean;
+  /** 1-based. */
+  page: number;
+  pageSize: number;
+}
+
+export interface OverviewCounts {
+  sites: number;
+  audited: number;
+  ok: number;
+  failing: number;
+  unavailable: number;
+  disallowAll: number;
+  fallback: number;
+  changedRecently: number;
+}
+
+export interface AiSummary {
+  blocked: number;
+  total: number;
+  /** Blocked / total per category (`ai-training` ...). */
+  byCategory: { category: AiCrawler['category']; blocked: number; total: number }[];
+  /** The blocked crawlers' tokens (a few, for the row's tooltip). */
+  names: string[];
+}
+
+export interface OverviewRow {
+  siteId: number;
+  origin: string;
+  enabled: boolean;
+  portfolios: string[];
+  /** Null until the site's first night. */
+  outcome: string | null;
+  status: number | null;
+  policy: string | null;
+  policyReason: string | null;
+  policySince: Date | null;
+  failedNights: number;
+  unreachableSince: Date | null;
+  checkedAt: Date | null;
+  lastChangeAt: Date | null;
+  lastChangeKinds: string[];
+  ai: AiSummary | null;
+}
+
+export interface OverviewPage {
+  counts: OverviewCounts;
+  /** Sites matching the search (and portfolio): what the pages divide. */
+  matching: number;
+  rows: OverviewRow[];
+}
+
+/**
+ * The ORDER BY of each sort over site_state (`x`), with the site id as the tie-breaker so pages
+ * never overlap. `site` is apart: it walks the origin index of `sites`.
+ */
+const ORDER: Record<Exclude<OverviewSort, 'site'>, (dir: string) => string> = {
+  status: (dir) => `x.outcome ${dir}, x.status ${dir} nulls last, x.site_id`,
+  policy: (dir) => `x.policy ${dir}, x.policy_reason ${dir}, x.site_id`,
+  changed: (dir) => `lc.run_at ${dir} nulls last, x.site_id`,
+  failing: (dir) => `x.failed_nights ${dir}, x.unreachable_since ${dir === 'desc' ? 'asc' : 'desc'} nulls last, x.site_id`,
+  checked: (dir) => `x.run_at ${dir}, x.site_id`,
+};
+
+/**
+ * The filters on a site id (`$1`: portfolio) and its origin (`$2`: part of it). `strpos` on the
+ * lower-cased text: origins are stored lower-case (normalizeOrigin), and it is several times
+ * faster than ILIKE.
+ */
+const filter = (id: string) => `($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = ${id} and ps.portfolio_id = $1))
+  and ($2::text is null or strpos(s.origin, $2) > 0)`;
+const FILTER = filter('s.id');
+
+export async function overviewPage(pool: pg.Pool, query: OverviewQuery): Promise<OverviewPage> {
+  const search = query.search === null || query.search.trim() === '' ? null : query.search.trim().toLowerCase();
+  const params = [query.portfolioId, search];
+  const offset = (Math.max(1, query.page) - 1) * query.pageSize;
+  const [counts, first] = await Promise.all([
+    overviewCounts(pool, params),
+    query.sort === 'site' ? sitesByOrigin(pool, params, query.descending, query.pageSize, offset) : auditedIds(pool, query, params, offset),
+  ]);
+  // Sorted by a night's column, the sites never audited come after the audited ones, by origin.
+  const ids =
+    query.sort === 'site' || first.length === query.pageSize
+      ? first
+      : [...first, ...(await sitesByOrigin(pool, params, false, query.pageSize - first.length, Math.max(0, offset - counts.audited), true))];
+  const rows = await describeSites(pool, ids);
+  return { counts, matching: counts.sites, rows };
+}
+
+/**
+ * The counts read site_state alone (one row per audited site) unless a filter needs `sites`;
+ * the sites never audited are the difference with a count of `sites`.
+ */
+async function overviewCounts(pool: pg.Pool, params: unknown[]): Promise<OverviewCounts> {
+  const filtered = params.some((p) => p !== null);
+  const [state, sites] = await Promise.all([
+    pool.query<Omit<OverviewCounts, 'sites'>>(
+      `select count(*)::int as audited,
+              count(*) filter (where x.outcome = 'ok')::int as ok,
+              count(*) filter (where x.outcome = any($3::fetch_outcome[]))::int as failing,
+              count(*) filter (where x.outcome = 'unavailable')::int as unavailable,
+              count(*) filter (where x.policy = 'disallow_all')::int as "disallowAll",
+              count(*) filter (where x.policy_reason = 'D-3')::int as fallback,
+              count(*) filter (where x.last_change_run_id = any(array(
+                select id from audit_runs where run_at >= (select max(run_at) from audit_runs) - $4::int * interval '1 day')))::int as "changedRecently"
+       from site_state x
+       ${filtered ? `join sites s on s.id = x.site_id where ${filter('x.site_id')}` : 'where $1::int is null and $2::text is null'}`,
+      [...params, FAILED_OUTCOMES, RECENT_DAYS],
+    ),
+    pool.query<{ sites: number }>(`select count(*)::int as sites from sites s where ${FILTER}`, params),
+  ]);
+  return { sites: sites.rows[0]!.sites, ...state.rows[0]! };
+}
+
+async function sitesByOrigin(pool: pg.Pool, params: unknown[], descending: boolean, limit: number, offset: number, unauditedOnly = false): Promise<number[]> {
+  const { rows } = await pool.query<{ id: number }>(
+    `select s.id from sites s
+     where ${FILTER} ${unauditedOnly ? 'and not exists (select 1 from site_state x where x.site_id = s.id)' : ''}
+     order by s.origin ${descending ? 'desc' : 'asc'}
+     limit $3 offset $4`,
+    [...params, limit, offset],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A page of the audited sites sorted by a column of their latest night: site_state alone, unless the search needs the origin. */
+async function auditedIds(pool: pg.Pool, query: OverviewQuery, params: unknown[], offset: number): Promise<number[]> {
+  const sort = query.sort as Exclude<OverviewSort, 'site'>;
+  const { rows } = await pool.query<{ id: number }>(
+    `select x.site_id as id from site_state x ${params[1] === null ? '' : 'join sites s on s.id = x.site_id'}
+     ${sort === 'changed' ? 'left join audit_runs lc on lc.id = x.last_change_run_id' : ''}
+     where ${params[1] === null ? '($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = x.site_id and ps.portfolio_id = $1)) and $2::text is null' : filter('x.site_id')}
+     order by ${ORDER[sort](query.descending ? 'desc' : 'asc')}
+     limit $3 offset $4`,
+    [...params, query.pageSize, offset],
+  );
+  return rows.map((r) => r.id);
+}
+
+interface SiteRow {
+  site_id: number;
+  origin: string;
+  enabled: boolean;
+  portfolios: string[];
+  outcome: string | null;
+  status: number | null;
+  policy: string | null;
+  policy_reason: string | null;
+  policy_since: Date | null;
+  failed_nights: number | null;
+  unreachable_since: Date | null;
+  checked_at: Date | null;
+  last_change_at: Date | null;
+  last_change_kinds: string[] | null;
+  star_allowed: boolean | null;
+  exceptions: Record<string, boolean> | null;
+}
+
+/** The rows of the given sites, in the given order. */
+export async function describeSites(pool: pg.Pool, ids: readonly number[]): Promise<OverviewRow[]> {
+  if (ids.length === 0) return [];
+  const [{ rows }, crawlers] = await Promise.all([
+    pool.query<SiteRow>(
+      `select s.id as site_id, s.origin, s.enabled,
+              coalesce((select array_agg(p.name order by p.name) from portfolio_sites ps join portfolios p on p.id = ps.portfolio_id where ps.site_id = s.id), '{}') as portfolios,
+              x.outcome, x.status, x.policy, x.policy_reason, x.failed_nights, x.unreachable_since, x.run_at as checked_at,
+              (select r.run_at from snapshot_changes c join audit_runs r on r.id = c.run_id
+               where c.site_id = s.id and c.kinds && '{first_seen,outcome,policy,fallback_started,fallback_ended}'::text[]
+               order by r.run_at desc limit 1) as policy_since,
+              lc.run_at as last_change_at,
+              (select c.kinds from snapshot_changes c where c.site_id = s.id and c.run_id = x.last_change_run_id) as last_change_kinds,
+              coalesce((select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = '*'), true) as star_allowed,
+              coalesce((select jsonb_object_agg(a.token, a.allowed) from body_agent_access a where a.body_id = x.rules_body_id and a.token <> '*'), '{}'::jsonb) as exceptions
+       from unnest($1::int[]) with ordinality as page(id, n)
+       join sites s on s.id = page.id
+       left join site_state x on x.site_id = s.id
+       left join audit_runs lc on lc.id = x.last_change_run_id
+       order by page.n`,
+      [ids],
+    ),
+    loadAiCrawlers(pool),
+  ]);
+  return rows.map((r) => ({
+    siteId: r.site_id,
+    origin: r.origin,
+    enabled: r.enabled,
+    portfolios: r.portfolios,
+    outcome: r.outcome,
+    status: r.status,
+    policy: r.policy,
+    policyReason: r.policy_reason,
+    policySince: r.policy_since,
+    failedNights: r.failed_nights ?? 0,
+    unreachableSince: r.unreachable_since,
+    checkedAt: r.checked_at,
+    lastChangeAt: r.last_change_at,
+    lastChangeKinds: r.last_change_kinds ?? [],
+    ai: r.policy === null ? null : aiSummary({ policy: r.policy, starAllowed: r.star_allowed ?? true, exceptions: r.exceptions ?? {} }, crawlers),
+  }));
+}
+
+const CATEGORIES: AiCrawler['category'][] = ['ai-training', 'ai-search', 'ai-assistant'];
+
+export function aiSummary(access: Parameters<typeof blockedCrawlers>[0], crawlers: readonly AiCrawler[]): AiSummary {
+  const blocked = blockedCrawlers(access, crawlers);
+  return {
+    blocked: blocked.length,
+    total: crawlers.length,
+    byCategory: CATEGORIES.map((category) => ({
+      category,
+      blocked: blocked.filter((c) => c.category === category).length,
+      total: crawlers.filter((c) => c.category === category).length,
+    })),
+    names: blocked.map((c) => c.token),
+  };
+}

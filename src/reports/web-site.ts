@@ -1,0 +1,258 @@
+/**
+ * The dashboard's site page: one site's nights, its versions with both diffs, the verdicts in
+ * force (tracked URLs x agents, each with the line that decides it), its alerts, and its
+ * robots.txt with line numbers and lint diagnostics. Every query is bounded by the site (and by
+ * a count where a site's history grows every night).
+ */
+import type pg from 'pg';
+import { describeRobotsDiff } from '../robots/diff.js';
+import type { RobotsDiff } from '../robots/diff.js';
+import { lintRobotsTxt } from '../robots/index.js';
+import type { Diagnostic } from '../robots/index.js';
+import { describeSites } from './web-overview.js';
+import type { OverviewRow } from './web-overview.js';
+import { bodyLines, visibleText } from './web-paging.js';
+
+/** Nights on the timeline: a bit more than a year. */
+export const TIMELINE_NIGHTS = 400;
+/** Changes listed (the newest); older ones stay in `report changes` and SQL. */
+export const SITE_CHANGES = 100;
+export const SITE_ALERTS = 50;
+
+export interface TimelineNight {
+  runId: number;
+  at: Date;
+  outcome: string;
+  status: number | null;
+  policy: string;
+  policyReason: string;
+  changed: boolean;
+}
+
+export interface SiteChange {
+  runId: number;
+  at: Date;
+  kinds: string[];
+  outcome: string;
+  policy: string;
+  /** The semantic diff as short lines (describeRobotsDiff); empty when the rules did not change. */
+  semantic: string[];
+  hasTextDiff: boolean;
+}
+
+export interface DiffLine {
+  kind: 'add' | 'remove' | 'hunk' | 'meta' | 'context';
+  text: string;
+}
+
+export interface SelectedVersion extends SiteChange {
+  textDiff: DiffLine[];
+}
+
+export interface MatrixCell {
+  allowed: boolean;
+  ruleLine: number | null;
+  /** The deciding line as written in the rules body; null when no rule decided. */
+  ruleText: string | null;
+  since: Date;
+}
+
+export interface VerdictMatrix {
+  agents: string[];
+  urls: { url: string; isRoot: boolean; cells: (MatrixCell | null)[] }[];
+}
+
+export interface SiteAlert {
+  at: Date | null;
+  severity: string;
+  kind: string;
+  title: string;
+}
+
+export interface FileView {
+  /** The night this copy was fetched. */
+  fetchedAt: Date | null;
+  bytes: number;
+  lines: string[];
+  diagnostics: Diagnostic[];
+  /** Its rules decide the verdicts now (policy `rules`), or it is kept for reference only. */
+  decides: boolean;
+}
+
+export interface SitePage {
+  site: OverviewRow;
+  labels: Record<string, string>;
+  timeline: TimelineNight[];
+  changes: SiteChange[];
+  version: SelectedVersion | null;
+  matrix: VerdictMatrix;
+  alerts: SiteAlert[];
+  file: FileView | null;
+}
+
+/** The site's id by origin, or null. */
+export async function findSite(pool: pg.Pool, origin: string): Promise<number | null> {
+  const { rows } = await pool.query<{ id: number }>('select id from sites where origin = $1', [origin]);
+  return rows[0]?.id ?? null;
+}
+
+interface ChangeRow {
+  run_id: number;
+  at: Date;
+  kinds: string[];
+  outcome_from: string | null;
+  outcome_to: string;
+  policy_from: string | null;
+  policy_to: string;
+  rule_diff: RobotsDiff | null;
+  has_text: boolean;
+}
+
+const move = (from: string | null, to: string) => (from === null || from === to ? to : `${from} → ${to}`);
+
+function siteChange(r: ChangeRow): SiteChange {
+  return {
+    runId: r.run_id,
+    at: r.at,
+    kinds: r.kinds,
+    outcome: move(r.outcome_from, r.outcome_to),
+    policy: move(r.policy_from, r.policy_to),
+    semantic: r.rule_diff ? describeRobotsDiff(r.rule_diff).map(visibleText) : [],
+    hasTextDiff: r.has_text,
+  };
+}
+
+/** A unified diff's lines, classed for colour. */
+export function diffLines(text: string): DiffLine[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => {
+    const kind: DiffLine['kind'] = line.startsWith('@@')
+      ? 'hunk'
+      : line.startsWith('+++') || line.startsWith('---') || line.startsWith('\\') || line.startsWith('…')
+        ? 'meta'
+        : line.startsWith('+')
+          ? 'add'
+          : line.startsWith('-')
+            ? 'remove'
+            : 'context';
+    return { kind, text: visibleText(line) };
+  });
+}
+
+/**
+ * The site's page, or null when no site has that id. `versionRunId`: the change to show with
+ * its diffs (default: the newest change whose text or rules changed).
+ */
+export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: number | null): Promise<SitePage | null> {
+  const [described] = await describeSites(pool, [siteId]);
+  if (!described) return null;
+  const [labels, timeline, changes, matrix, alerts, file] = await Promise.all([
+    pool.query<{ labels: Record<string, string> }>('select labels from sites where id = $1', [siteId]),
+    loadTimeline(pool, siteId),
+    pool.query<ChangeRow>(
+      `select c.run_id, r.run_at as at, c.kinds, c.outcome_from, c.outcome_to, c.policy_from, c.policy_to, c.rule_diff, c.text_diff is not null as has_text
+       from snapshot_changes c join audit_runs r on r.id = c.run_id
+       where c.site_id = $1 order by r.run_at desc, c.run_id desc limit $2`,
+      [siteId, SITE_CHANGES],
+    ),
+    loadMatrix(pool, siteId),
+    pool.query<SiteAlert>(
+      `select r.run_at as at, l.severity, l.kind, l.title from alerts l left join audit_runs r on r.id = l.run_id
+       where l.site_id = $1 order by l.id desc limit $2`,
+      [siteId, SITE_ALERTS],
+    ),
+    loadFile(pool, siteId),
+  ]);
+  const list = changes.rows.map(siteChange);
+  const chosen =
+    versionRunId === null ? list.find((c) => c.hasTextDiff || c.semantic.length > 0) : list.find((c) => c.runId === versionRunId);
+  return {
+    site: described,
+    labels: labels.rows[0]?.labels ?? {},
+    timeline,
+    changes: list,
+    version: chosen ? await loadVersion(pool, siteId, chosen) : null,
+    matrix,
+    alerts: alerts.rows.map((a) => ({ ...a, title: visibleText(a.title) })),
+    file,
+  };
+}
+
+async function loadTimeline(pool: pg.Pool, siteId: number): Promise<TimelineNight[]> {
+  const { rows } = await pool.query<TimelineNight & { run_id: number; policy_reason: string }>(
+    `select n.run_id, n.run_at as at, n.outcome, n.status, n.policy, n.policy_reason,
+            exists (select 1 from snapshot_changes c where c.site_id = n.site_id and c.run_id = n.run_id) as changed
+     from (select * from snapshots where site_id = $1 order by run_at desc, run_id desc limit $2) n
+     order by n.run_at, n.run_id`,
+    [siteId, TIMELINE_NIGHTS],
+  );
+  return rows.map((r) => ({ runId: r.run_id, at: r.at, outcome: r.outcome, status: r.status, policy: r.policy, policyReason: r.policy_reason, changed: r.changed }));
+}
+
+async function loadVersion(pool: pg.Pool, siteId: number, change: SiteChange): Promise<SelectedVersion> {
+  const { rows } = await pool.query<{ text_diff: string | null }>('select text_diff from snapshot_changes where site_id = $1 and run_id = $2', [
+    siteId,
+    change.runId,
+  ]);
+  return { ...change, textDiff: rows[0]?.text_diff ? diffLines(rows[0].text_diff) : [] };
+}
+
+interface VerdictRow {
+  url: string;
+  is_root: boolean;
+  token: string;
+  allowed: boolean;
+  rule_line: number | null;
+  since: Date;
+}
+
+async function loadMatrix(pool: pg.Pool, siteId: number): Promise<VerdictMatrix> {
+  const [verdicts, body] = await Promise.all([
+    pool.query<VerdictRow>(
+      `select t.url, t.is_root, a.token, v.allowed, v.rule_line, v.valid_from as since
+       from tracked_urls t
+       join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null
+       join user_agents a on a.id = v.user_agent_id
+       where t.site_id = $1
+       order by t.is_root desc, t.url, lower(a.token)`,
+      [siteId],
+    ),
+    pool.query<{ content: Buffer }>(
+      'select b.content from site_state x join bodies b on b.id = x.rules_body_id where x.site_id = $1 and x.policy = $2',
+      [siteId, 'rules'],
+    ),
+  ]);
+  const lines = body.rows[0] ? bodyLines(body.rows[0].content) : [];
+  const agents = [...new Set(verdicts.rows.map((r) => r.token))].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+  const byUrl = new Map<string, { url: string; isRoot: boolean; cells: (MatrixCell | null)[] }>();
+  for (const r of verdicts.rows) {
+    let row = byUrl.get(r.url);
+    if (!row) byUrl.set(r.url, (row = { url: visibleText(r.url), isRoot: r.is_root, cells: agents.map(() => null) }));
+    row.cells[agents.indexOf(r.token)] = {
+      allowed: r.allowed,
+      ruleLine: r.rule_line,
+      ruleText: r.rule_line === null ? null : (lines[r.rule_line - 1] ?? null),
+      since: r.since,
+    };
+  }
+  return { agents, urls: [...byUrl.values()] };
+}
+
+/** The robots.txt last fetched with a 2xx (the current file), or null when the site never served one. */
+async function loadFile(pool: pg.Pool, siteId: number): Promise<FileView | null> {
+  const { rows } = await pool.query<{ content: Buffer; fetched_at: Date | null; decides: boolean }>(
+    `select b.content, x.last_good_run_at as fetched_at, (x.policy = 'rules' and x.rules_body_id = b.id) as decides
+     from site_state x join bodies b on b.id = x.last_good_body_id where x.site_id = $1`,
+    [siteId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    fetchedAt: row.fetched_at,
+    bytes: row.content.length,
+    lines: bodyLines(row.content),
+    diagnostics: lintRobotsTxt(row.content).map((d) => ({ ...d, message: visibleText(d.message) })),
+    decides: row.decides,
+  };
+}

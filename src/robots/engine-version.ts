@@ -1,0 +1,7 @@
+/**
+ * The version of the engine's verdicts. A site's verdicts are evaluated again only when something
+ * that decides them changed (policy, rules body, tracked targets) or when this number did: bump it
+ * in the commit that changes how any URL is decided (parse, group choice, matching, R-42), so the
+ * next night re-evaluates every site once and records the flips the change causes.
+ */
+export const ENGINE_VERSION = 1;

@@ -1,0 +1,57 @@
+/**
+ * What SQL reports need to know of a body without parsing it: its rules flattened (with their
+ * group's user-agent values), whether each catalogued crawler may fetch the root under it, and
+ * its Content-Signal lines. Pure: computed once per distinct body, when it is first stored.
+ */
+import { followedAgent } from '../robots/index.js';
+import type { RobotsTxt } from '../robots/index.js';
+
+export interface BodyRuleRow {
+  line: number;
+  groupNo: number;
+  kind: 'allow' | 'disallow';
+  userAgents: string[];
+  value: string;
+  pattern: string;
+}
+
+export interface BodyAccessRow {
+  /** Lower-cased token, or `*`. */
+  token: string;
+  allowed: boolean;
+  ruleLine: number | null;
+}
+
+export interface BodyIndex {
+  rules: BodyRuleRow[];
+  /** The `*` row, then each crawler whose answer at the root differs from it. */
+  access: BodyAccessRow[];
+  contentSignals: string[];
+}
+
+/** The root, as every crawler is asked about it. */
+const ROOT = 'https://robots-audit.invalid/';
+
+export function indexBody(robots: RobotsTxt, catalogueTokens: readonly string[]): BodyIndex {
+  const rules = robots.groups.flatMap((group, groupNo) =>
+    group.rules.map((r) => ({ line: r.line, groupNo, kind: r.kind, userAgents: group.userAgents.map((u) => u.value), value: r.value, pattern: r.pattern })),
+  );
+  // As the crawler decides: its most specific group (R-40..R-44), then the longest match (D-2).
+  const rootFor = (agent: string) => {
+    const e = robots.explain(ROOT, agent);
+    return { allowed: e.allowed, ruleLine: e.rule?.line ?? null };
+  };
+  const star = rootFor('*');
+  const access: BodyAccessRow[] = [{ token: '*', ...star }];
+  for (const token of new Set(catalogueTokens.map((t) => t.toLowerCase()))) {
+    if (token === '*') continue;
+    // A crawler that no group names follows `*` (R-40): its answer is the `*` row. Only the few
+    // a file names are asked (a new body is indexed on the nightly path).
+    const agent = followedAgent(robots, token);
+    if (!robots.hasNamedGroup(agent)) continue;
+    const own = rootFor(agent);
+    if (own.allowed !== star.allowed || own.ruleLine !== star.ruleLine) access.push({ token, ...own });
+  }
+  const contentSignals = robots.records.filter((r) => r.key === 'content-signal').map((r) => r.value);
+  return { rules, access, contentSignals };
+}

@@ -1,0 +1,299 @@
+/**
+ * Runs sites' nights: for each site, the fetch (one request at a time per host, R-13/R-15
+ * retries within the run), then its night computed in one pass (site-night.ts) and handed to the
+ * process's night writer, which stores many sites per transaction.
+ *
+ * Two callers: a batch job (many sites of a run, the usual way) and a site job (one site: a
+ * retry after a 5xx or network failure, a site handed over by a batch, or one re-enqueued by
+ * reconcile). A batch never waits long for one site: a site still fetching when the batch's
+ * deadline comes is aborted (nothing recorded) and handed over to a site job, and a site to be
+ * retried later is handed over with its delay, so slow hosts hold no batch and no worker slot.
+ */
+import { setMaxListeners } from 'node:events';
+import type pg from 'pg';
+import type { FetchResult } from '../http/fetch-result.js';
+import type { Logger } from '../log/logger.js';
+import type { RetrySchedule } from '../policy/index.js';
+import { nextRetryDelayMs } from '../policy/index.js';
+import type { HostLock } from '../queues/host-lock.js';
+import type { FailedAttemptRow, RunClock, SiteContext } from '../db/night-store.js';
+import { loadBody, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
+import { responseRowOf } from '../db/responses.js';
+import { isTransientDbError } from '../db/db-errors.js';
+import { computeSiteNight } from './site-night.js';
+import type { NightLoaders, PreviousNight } from './site-night.js';
+import type { NightWriter } from './night-writer.js';
+import { StaleNightError } from './night-writer.js';
+
+/** Thrown by a site job to retry its fetch after the schedule's delay (R-13, R-15). */
+export class FetchRetryError extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FetchRetryError';
+  }
+}
+
+/** How long the worker keeps the crawler tokens it indexes new bodies for. */
+const CATALOGUE_REFRESH_MS = 60_000;
+
+/** A night computed from a state that moved on is computed again, at most this many times. */
+const STALE_RETRIES = 3;
+
+export interface NightRunnerDeps {
+  pool: pg.Pool;
+  writer: NightWriter;
+  /** The fetch, with the process's slots and the global rate applied. */
+  fetchRobotsTxt: (origin: string, signal?: AbortSignal) => Promise<FetchResult>;
+  hostLock: HostLock;
+  /** How long a host lock lives if its holder dies: longer than any fetch. */
+  hostLockTtlMs: number;
+  /** How long to wait before trying a busy host again. */
+  hostBusyDelayMs: number;
+  schedule: RetrySchedule;
+  /** Queues the site job of (run, site), to start after `delayMs`. Idempotent (job id). */
+  handOver: (runId: number, siteId: number, delayMs: number) => Promise<void>;
+  /** A site removed while its run went on: counted as skipped so the run can end. */
+  markSkipped: (runId: number, siteId: number) => Promise<void>;
+  log: Logger;
+}
+
+export type SiteOutcome =
+  | { kind: 'stored'; outcome: string }
+  | { kind: 'already-stored' }
+  | { kind: 'skipped' }
+  | { kind: 'retry'; delayMs: number; outcome: string; attempt: number }
+  | { kind: 'handed-over'; delayMs: number; why: 'deadline' | 'retrying' | 'error' };
+
+export interface BatchSummary {
+  stored: number;
+  alreadyStored: number;
+  skipped: number;
+  handedOver: number;
+}
+
+export function createNightRunner(deps: NightRunnerDeps) {
+  const loaders: NightLoaders = {
+    body: (id) => loadBody(deps.pool, id),
+    spansInForce: (ids, previous, replayed) => loadSpansInForce(deps.pool, ids, previous, replayed),
+  };
+
+  // The crawler tokens new bodies are indexed for: read again at most once a minute (an `agents
+  // import` reaches the workers within that; bodies stored before it are indexed by the import).
+  let catalogue: { tokens: Promise<string[]>; at: number } | null = null;
+  const catalogueTokens = (): Promise<string[]> => {
+    if (!catalogue || Date.now() - catalogue.at > CATALOGUE_REFRESH_MS) {
+      const tokens = loadCatalogueTokens(deps.pool);
+      catalogue = { tokens, at: Date.now() };
+      tokens.catch(() => (catalogue = null));
+    }
+    return catalogue.tokens;
+  };
+
+  /** True when this night comes after the site's latest one (the usual case). */
+  const isLatest = (run: RunClock, state: PreviousNight | null) =>
+    state === null || run.runAt.getTime() > state.runAt.getTime() || (run.runAt.getTime() === state.runAt.getTime() && run.id > state.runId);
+
+  /** Waits for the host's lock (held by another fetch of it, in any process); false if aborted first. */
+  async function lockHost(host: string, holder: string, signal?: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (signal?.aborted) return false;
+      if (await deps.hostLock.acquire(host, holder, deps.hostLockTtlMs)) return true;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, deps.hostBusyDelayMs);
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  /** Computes and stores the night of a site's final attempt; computed again if its state moved on. */
+  async function storeNight(run: RunClock, context: SiteContext, result: FetchResult, attempt: number): Promise<SiteOutcome> {
+    let ctx = context;
+    for (let tries = 1; ; tries++) {
+      const latest = isLatest(run, ctx.state);
+      const replay = latest ? { previous: ctx.state, nextNight: null } : await loadReplayContext(deps.pool, ctx.siteId, run);
+      const night = await computeSiteNight(
+        {
+          siteId: ctx.siteId,
+          origin: ctx.origin!,
+          runId: run.id,
+          runAt: run.runAt,
+          result,
+          attempt,
+          previous: replay.previous,
+          targets: ctx.targets,
+          targetsHash: ctx.targetsHash,
+          catalogueTokens: await catalogueTokens(),
+          nextNight: replay.nextNight,
+        },
+        loaders,
+      );
+      try {
+        const { stored } = await deps.writer.submitNight(night);
+        return stored ? { kind: 'stored', outcome: result.outcome } : { kind: 'already-stored' };
+      } catch (err) {
+        if (!(err instanceof StaleNightError) || tries >= STALE_RETRIES) throw err;
+        const fresh = (await loadSiteContexts(deps.pool, run, [ctx.siteId])).get(ctx.siteId);
+        if (!fresh || fresh.origin === null) return { kind: 'skipped' };
+        if (fresh.stored) return { kind: 'already-stored' };
+        ctx = fresh;
+      }
+    }
+  }
+
+  /**
+   * One site's attempt in `run`. `signal` (a batch's deadline) aborts a fetch under way; the site
+   * is then handed over. `inBatch`: a site whose night is already being retried by its site job
+   * is left to that job.
+   */
+  async function processSite(run: RunClock, ctx: SiteContext, options: { signal?: AbortSignal; inBatch: boolean; holder: string }): Promise<SiteOutcome> {
+    if (ctx.origin === null) {
+      await deps.markSkipped(run.id, ctx.siteId);
+      return { kind: 'skipped' };
+    }
+    if (ctx.stored) return { kind: 'already-stored' };
+    if (options.inBatch && ctx.failedAttempts > 0) {
+      // Its site job owns the retries; make sure it exists, due when the schedule says.
+      const last = ctx.lastAttemptAt?.getTime() ?? Date.now();
+      const due = nextRetryDelayMs(deps.schedule, { attempt: ctx.failedAttempts, outcome: 'server_error', status: null, retryAfterSeconds: null }) ?? 0;
+      return { kind: 'handed-over', delayMs: Math.max(0, last + due - Date.now()), why: 'retrying' };
+    }
+    const attempt = ctx.failedAttempts + 1;
+    const host = new URL(ctx.origin).hostname;
+    if (!(await lockHost(host, options.holder, options.signal))) return { kind: 'handed-over', delayMs: 0, why: 'deadline' };
+    let result: FetchResult;
+    try {
+      result = await deps.fetchRobotsTxt(ctx.origin, options.signal);
+    } finally {
+      await deps.hostLock.release(host, options.holder);
+    }
+    // Aborted by the batch's deadline: not an answer of the site's, so nothing is recorded.
+    if (options.signal?.aborted) return { kind: 'handed-over', delayMs: 0, why: 'deadline' };
+
+    const delayMs = nextRetryDelayMs(deps.schedule, { attempt, outcome: result.outcome, status: result.status, retryAfterSeconds: result.retryAfterSeconds });
+    if (delayMs !== null) {
+      await deps.writer.submitAttempt(failedAttemptRow(run.id, ctx, attempt, result));
+      return { kind: 'retry', delayMs, outcome: result.outcome, attempt };
+    }
+    return storeNight(run, ctx, result, attempt);
+  }
+
+  /** The nights of a batch of sites of one run; sites that need more time are handed over. */
+  async function runBatch(runId: number, siteIds: readonly number[], options: { deadlineMs: number; holder: string }): Promise<BatchSummary> {
+    const summary: BatchSummary = { stored: 0, alreadyStored: 0, skipped: 0, handedOver: 0 };
+    const run = await loadRunClock(deps.pool, runId);
+    if (!run) return summary;
+    const contexts = await loadSiteContexts(deps.pool, run, siteIds);
+    const deadline = AbortSignal.timeout(options.deadlineMs);
+    // Every site of the batch listens to it (its fetch, its wait for a slot or a host).
+    setMaxListeners(0, deadline);
+    const outcomes = await Promise.all(
+      siteIds.map(async (siteId): Promise<SiteOutcome> => {
+        const ctx = contexts.get(siteId);
+        if (!ctx) return { kind: 'skipped' };
+        try {
+          return await processSite(run, ctx, { signal: deadline, inBatch: true, holder: `${options.holder}:${siteId}` });
+        } catch (err) {
+          // Postgres or Redis failing (not the site): the whole job is retried.
+          if (isTransientDbError(err)) throw err;
+          // Something about this one site (its bytes, say) broke its night: it goes on alone, so
+          // the rest of the batch is stored and its own failures are counted (and seen) apart.
+          deps.log.error({ runId, siteId, err }, 'site night failed in its batch; handing it over to a site job');
+          return { kind: 'handed-over', delayMs: 0, why: 'error' };
+        }
+      }),
+    );
+    for (const [i, outcome] of outcomes.entries()) {
+      const siteId = siteIds[i]!;
+      if (outcome.kind === 'stored') summary.stored += 1;
+      else if (outcome.kind === 'already-stored') summary.alreadyStored += 1;
+      else if (outcome.kind === 'skipped') summary.skipped += 1;
+      else {
+        summary.handedOver += 1;
+        await deps.handOver(runId, siteId, outcome.delayMs);
+      }
+    }
+    return summary;
+  }
+
+  /** One site's attempt, for its site job: throws FetchRetryError when the schedule says to try again. */
+  async function runSite(runId: number, siteId: number, holder: string): Promise<SiteOutcome> {
+    const run = await loadRunClock(deps.pool, runId);
+    if (!run) return { kind: 'skipped' };
+    const ctx = (await loadSiteContexts(deps.pool, run, [siteId])).get(siteId);
+    if (!ctx) return { kind: 'skipped' };
+    const outcome = await processSite(run, ctx, { inBatch: false, holder });
+    if (outcome.kind === 'retry') {
+      throw new FetchRetryError(outcome.delayMs, `${outcome.outcome} on attempt ${outcome.attempt}, retry in ${outcome.delayMs} ms`);
+    }
+    return outcome;
+  }
+
+  return { runBatch, runSite, processSite };
+}
+
+export type NightRunner = ReturnType<typeof createNightRunner>;
+
+
+function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: FetchResult): FailedAttemptRow {
+  const response = responseRowOf(r);
+  const same = response !== null && ctx.state?.responseKey != null && ctx.state.responseKey.equals(response.key);
+  return {
+    siteId: ctx.siteId,
+    runId,
+    attempt,
+    startedAt: r.startedAt,
+    durationMs: r.durationMs,
+    response: response === null ? null : same ? { id: ctx.state!.responseId! } : { key: response.key },
+    newResponse: response !== null && !same ? response : null,
+    fullSize: r.fullSize !== null && r.fullSize !== r.bodyBytes ? r.fullSize : null,
+    outcome: r.outcome,
+    status: r.status,
+    errorCode: r.errorCode,
+    errorMessage: r.errorMessage,
+  };
+}
+
+/**
+ * One site's night stored at once, outside the queues (`robots-audit fetch --store`): the same
+ * computation and the same store as a batch, in its own transaction, no retries.
+ */
+export async function storeSingleNight(pool: pg.Pool, runId: number, siteId: number, result: FetchResult): Promise<{ stored: boolean }> {
+  const run = await loadRunClock(pool, runId);
+  if (!run) throw new Error(`no run ${runId}`);
+  const ctx = (await loadSiteContexts(pool, run, [siteId])).get(siteId);
+  if (!ctx?.origin) throw new Error(`no site ${siteId}`);
+  const latest = ctx.state === null || run.runAt > ctx.state.runAt || (run.runAt.getTime() === ctx.state.runAt.getTime() && run.id > ctx.state.runId);
+  const replay = latest ? { previous: ctx.state, nextNight: null } : await loadReplayContext(pool, siteId, run);
+  const night = await computeSiteNight(
+    {
+      siteId,
+      origin: ctx.origin,
+      runId,
+      runAt: run.runAt,
+      result,
+      attempt: 1,
+      previous: replay.previous,
+      targets: ctx.targets,
+      targetsHash: ctx.targetsHash,
+      catalogueTokens: await loadCatalogueTokens(pool),
+      nextNight: replay.nextNight,
+    },
+    { body: (id) => loadBody(pool, id), spansInForce: (ids, previous, replayed) => loadSpansInForce(pool, ids, previous, replayed) },
+  );
+  const client = await pool.connect();
+  try {
+    const stored = await storeNights(client, [night], []);
+    if (stored.stale.size > 0) throw new StaleNightError(siteId);
+    return { stored: stored.stored.size > 0 };
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * What a long-running process (worker, scheduler) shows an operator: its /metrics, /healthz and
+ * /readyz endpoints, and one log line per Postgres or Redis outage. Started before the runtime,
+ * so that a process waiting for Postgres at start-up is already alive (healthz) and says why it
+ * is not ready (readyz); the runtime is attached once it exists.
+ */
+import type { AppConfig } from '../config/env.js';
+import { createPipelineStatusRepo } from '../db/pipeline-status.repo.js';
+import { createServiceOutages } from '../health/outage-log.js';
+import type { ServiceOutages } from '../health/outage-log.js';
+import { waitUntilReachable, watchServices } from '../health/outage-watch.js';
+import { postgresProbe, redisProbe, ServiceUnreachableError, withDeadline } from '../health/service-probes.js';
+import type { Logger } from '../log/logger.js';
+import { startMetricsServer } from '../metrics/metrics-server.js';
+import { createPipelineMetrics } from '../metrics/pipeline-metrics.js';
+import type { PipelineRecorder } from '../metrics/pipeline-metrics.js';
+import { queueDepths, runsInProgress } from './pipeline-status.js';
+import type { Runtime } from './runtime.js';
+
+export interface ProcessHealthOptions {
+  /** Port of the endpoints; 0: none. */
+  port: number;
+  /** The setting that chose the port (named when the port is taken). */
+  portSetting: string;
+}
+
+export interface ProcessHealth {
+  outages: ServiceOutages;
+  recorder: PipelineRecorder;
+  /** The port the endpoints listen on; null when they are off. */
+  port: number | null;
+  /** Resolves true once Postgres answers (its outage logged once meanwhile); false if `signal` aborts first. */
+  waitForPostgres(signal?: AbortSignal): Promise<boolean>;
+  /** Reads queue depths and runs from the runtime on scrape, and starts watching for outages. */
+  attach(rt: Runtime): void;
+  close(): Promise<void>;
+}
+
+export async function startProcessHealth(config: AppConfig, log: Logger, options: ProcessHealthOptions): Promise<ProcessHealth> {
+  const timeoutMs = config.ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS;
+  const probes = [postgresProbe(config.DATABASE_URL, timeoutMs), redisProbe(config.REDIS_URL, timeoutMs)] as const;
+  const outages = createServiceOutages({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }, log);
+  const watched = [
+    { probe: probes[0], outage: outages.postgres },
+    { probe: probes[1], outage: outages.redis },
+  ];
+  const metrics = createPipelineMetrics();
+
+  async function notReadyReason(): Promise<string | null> {
+    const results = await Promise.all(probes.map(async (probe) => ({ probe, result: await probe.check() })));
+    const down = results.flatMap(({ probe, result }) => (result.reachable ? [] : [new ServiceUnreachableError(probe.service, probe.url, result.reason).message]));
+    return down.length === 0 ? null : down.join('; ');
+  }
+
+  let server: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
+  if (options.port > 0) {
+    try {
+      server = await startMetricsServer({ host: config.ROBOTS_AUDIT_METRICS_HOST, port: options.port, portSetting: options.portSetting, registry: metrics.registry, notReadyReason });
+    } catch (err) {
+      await Promise.all(probes.map((p) => p.close()));
+      throw err;
+    }
+    log.info({ host: config.ROBOTS_AUDIT_METRICS_HOST, port: server.port }, 'serving /metrics, /healthz and /readyz');
+  }
+  let watch: { stop(): void } | null = null;
+
+  return {
+    outages,
+    recorder: metrics.recorder,
+    port: server?.port ?? null,
+    waitForPostgres: (signal) => waitUntilReachable(watched[0]!, config.ROBOTS_AUDIT_OUTAGE_PROBE_MS, signal),
+    attach(rt) {
+      const status = createPipelineStatusRepo(rt.db.db);
+      metrics.observe({
+        // Queue commands wait for a Redis that is away (workers never give a command up): a scrape must not.
+        queueDepths: () => (rt.redis.status === 'ready' ? withDeadline(queueDepths(rt.queues), timeoutMs) : Promise.reject(new Error('Redis is not connected'))),
+        runsInProgress: () => withDeadline(runsInProgress(status, new Date()), timeoutMs),
+        fetchSlots: () => rt.nights.slots,
+      });
+      watch = watchServices(watched, config.ROBOTS_AUDIT_OUTAGE_PROBE_MS);
+    },
+    async close() {
+      watch?.stop();
+      await server?.close();
+      await Promise.all(probes.map((p) => p.close()));
+    },
+  };
+}

@@ -1,0 +1,504 @@
+/**
+ * A site's night in one pass, from what the fetch brought and what the previous night left
+ * (house style, habit 10: the body, its parse and the previous state are in hand, so nothing is
+ * written and read back): the effective policy (R-10..R-15, D-3, D-4), what changed (bytes,
+ * rules per group, sitemaps, other records, outcome, policy, the 30-day fallback), the verdicts
+ * of every tracked URL x agent when something that decides them changed, the flips, the alerts,
+ * and the rows that record it all. No I/O of its own: the two things it may need beyond its
+ * input (an earlier body, the verdict spans in force) come through `NightLoaders`, asked for only
+ * when needed, so a night that changes nothing costs no read at all.
+ */
+import { createHash } from 'node:crypto';
+import type { FetchResult } from '../http/fetch-result.js';
+import type { FlipRule, RedirectHop } from '../db/schema.js';
+import type { ResponseRow } from '../db/responses.js';
+import { responseRowOf } from '../db/responses.js';
+import { effectivePolicy, isUnreachable } from '../policy/index.js';
+import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
+import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
+import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
+import { ENGINE_VERSION, parseRobotsTxt } from '../robots/index.js';
+import { starRuleGaps } from '../robots/star-rule-gaps.js';
+import type { StarRuleGap } from '../robots/star-rule-gaps.js';
+import type { RobotsTxt } from '../robots/index.js';
+import { alertsForSiteNight } from './alerting/alert-rules.js';
+import type { AgentFamily, AlertDraft, VerdictFlip } from './alerting/alert-rules.js';
+import { policyEvaluator } from './policy-evaluator.js';
+import type { PolicyEvaluator } from './policy-evaluator.js';
+import { summarizeBody } from './snapshot-summary.js';
+import { indexBody } from './body-index.js';
+import type { BodyIndex } from './body-index.js';
+import type { SnapshotSummary } from './snapshot-summary.js';
+
+export type { RedirectHop };
+
+/** The change kinds stored in `snapshot_changes.kinds`. */
+export type ChangeKind = 'first_seen' | 'raw' | RobotsChangeKind | 'outcome' | 'policy' | 'fallback_started' | 'fallback_ended';
+
+/** Why a verdict flipped, most specific first. */
+export type FlipCause = 'fallback_started' | 'fallback_ended' | 'outcome_changed' | 'rules_changed';
+
+/** The night a site's night is compared with: its site_state row, or (a replayed night) its history. */
+export interface PreviousNight {
+  runId: number;
+  runAt: Date;
+  outcome: FetchOutcome;
+  status: number | null;
+  policy: PolicyKind;
+  policyReason: PolicyReason;
+  unreachableSince: Date | null;
+  /** The body whose rules applied (policy `rules`), and the run it came from. */
+  rulesBodyId: number | null;
+  rulesRunId: number | null;
+  /** The latest `ok` night up to and including this one. */
+  lastGood: { runId: number; runAt: Date; bodyId: number; sha256: Buffer } | null;
+  /** D-3: the latest night that reached the site, up to and including this one. */
+  lastReachable: { runId: number; outcome: FetchOutcome } | null;
+  responseId: number | null;
+  responseKey: Buffer | null;
+  /** What decided the verdicts in force (null: unknown, evaluate again). */
+  evalKey: Buffer | null;
+  failedNights: number;
+  lastChangeRunId: number | null;
+}
+
+export interface TargetAgent {
+  id: number;
+  token: string;
+  family: string | null;
+}
+
+/** One tracked URL (the root included) with every agent it is evaluated for. */
+export interface EvaluationTarget {
+  trackedUrlId: number;
+  url: string;
+  isRoot: boolean;
+  agents: TargetAgent[];
+}
+
+/** A verdict span in force: the one a new verdict is compared with, and closed if it differs. */
+export interface VerdictSpan {
+  trackedUrlId: number;
+  userAgentId: number;
+  validFrom: Date;
+  fromRunId: number;
+  /** Where it ends (null: it still holds). */
+  validTo: Date | null;
+  toRunId: number | null;
+  allowed: boolean;
+  ruleLine: number | null;
+}
+
+export interface NightLoaders {
+  /** A stored body's bytes. */
+  body(bodyId: number): Promise<Buffer | null>;
+  /**
+   * The verdict spans of these tracked URLs in force on the previous night: the open ones for a
+   * site's latest night, those covering `previous` for a replayed one.
+   */
+  spansInForce(trackedUrlIds: number[], previous: Pick<PreviousNight, 'runId' | 'runAt'>, replayed: boolean): Promise<VerdictSpan[]>;
+}
+
+export interface SiteNightInput {
+  siteId: number;
+  origin: string;
+  runId: number;
+  /** The run's clock (`audit --at`): the 30-day rule counts with it (D-3). */
+  runAt: Date;
+  /** The final attempt and its number within the run. */
+  result: FetchResult;
+  attempt: number;
+  previous: PreviousNight | null;
+  targets: EvaluationTarget[];
+  /** A hash of `targets` (targetsHash()). */
+  targetsHash: Buffer;
+  /** Every known crawler token (user_agents): a new body's root access is stored for each. */
+  catalogueTokens: readonly string[];
+  /**
+   * A night replayed before the site's latest one: the night after it, where the spans it opens
+   * end. Null for the site's latest night (the usual case).
+   */
+  nextNight: { runId: number; runAt: Date } | null;
+}
+
+/** A body by id when stored already, by hash when this night may be the first to see it. */
+export type BodyRef = { id: number } | { sha256: Buffer };
+export type ResponseRef = { id: number } | { key: Buffer };
+
+export interface NewBody {
+  sha256: Buffer;
+  content: Buffer;
+  summary: SnapshotSummary;
+  /** Its rules, root access per catalogued crawler and Content-Signal lines, for SQL reports. */
+  index: BodyIndex;
+}
+
+export interface SnapshotRow {
+  runAt: Date;
+  fetchedAt: Date;
+  unreachableSince: Date | null;
+  siteId: number;
+  runId: number;
+  durationMs: number;
+  body: BodyRef | null;
+  response: ResponseRef | null;
+  rulesRunId: number | null;
+  cacheLifetimeSeconds: number | null;
+  fullSize: number | null;
+  outcome: FetchOutcome;
+  policy: PolicyKind;
+  status: number | null;
+  attempts: number;
+  truncated: boolean;
+  policyReason: PolicyReason;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+export interface StateRow {
+  siteId: number;
+  runId: number;
+  runAt: Date;
+  outcome: FetchOutcome;
+  status: number | null;
+  policy: PolicyKind;
+  policyReason: PolicyReason;
+  unreachableSince: Date | null;
+  rulesBody: BodyRef | null;
+  rulesRunId: number | null;
+  lastGood: { runId: number; runAt: Date; body: BodyRef; sha256: Buffer } | null;
+  lastReachable: { runId: number; outcome: FetchOutcome } | null;
+  response: ResponseRef | null;
+  responseKey: Buffer | null;
+  evalKey: Buffer;
+  failedNights: number;
+  lastChangeRunId: number | null;
+}
+
+export interface ChangeRow {
+  runId: number;
+  siteId: number;
+  previousRunId: number | null;
+  outcomeFrom: FetchOutcome | null;
+  outcomeTo: FetchOutcome;
+  policyFrom: PolicyKind | null;
+  policyTo: PolicyKind;
+  kinds: ChangeKind[];
+  textDiff: string | null;
+  ruleDiff: RobotsDiff | null;
+}
+
+/** A span row to insert. */
+export interface SpanRow {
+  trackedUrlId: number;
+  userAgentId: number;
+  validFrom: Date;
+  validTo: Date | null;
+  fromRunId: number;
+  toRunId: number | null;
+  allowed: boolean;
+  ruleLine: number | null;
+}
+
+/** A span in force that ends at this night. */
+export interface SpanClose {
+  trackedUrlId: number;
+  userAgentId: number;
+  validFrom: Date;
+  fromRunId: number;
+  validTo: Date;
+  toRunId: number;
+}
+
+export interface FlipRow {
+  runId: number;
+  siteId: number;
+  trackedUrlId: number;
+  userAgentId: number;
+  fromAllowed: boolean;
+  toAllowed: boolean;
+  cause: FlipCause;
+  ruleBefore: FlipRule | null;
+  ruleAfter: FlipRule | null;
+}
+
+/** Everything a site's night writes, in one transaction (src/db/night-store.ts). */
+export interface SiteNight {
+  siteId: number;
+  runId: number;
+  snapshot: SnapshotRow;
+  /** A body this night may be the first to store (its id is resolved on write). */
+  newBody: NewBody | null;
+  /** An answer not seen on the previous night (stored unless another site stored it first). */
+  newResponse: ResponseRow | null;
+  change: ChangeRow | null;
+  spans: { close: SpanClose[]; open: SpanRow[] };
+  flips: FlipRow[];
+  alerts: AlertDraft[];
+  /** The site's new state; null for a replayed night (the state stays the later night's). */
+  state: StateRow | null;
+  /** The state's run_id this night was computed from (optimistic write); null: no state yet. */
+  expectedStateRunId: number | null;
+  /** Whether the verdicts were evaluated (false: nothing that decides them changed). */
+  evaluated: boolean;
+}
+
+const FAMILIES: readonly AgentFamily[] = ['search', 'ai', 'seo', 'social', 'other'];
+const asFamily = (f: string | null): AgentFamily => (FAMILIES.includes(f as AgentFamily) ? (f as AgentFamily) : 'other');
+
+const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+const spanKey = (trackedUrlId: number, userAgentId: number) => `${trackedUrlId}:${userAgentId}`;
+
+/** The `*` paths a named crawler's group leaves open after a change and did not before (R-40, T26). */
+function openedGaps(before: RobotsTxt | null, after: RobotsTxt): StarRuleGap[] {
+  const key = (g: StarRuleGap) => `${g.tokens.join(',')}\n${g.pattern}`;
+  const had = new Set(before ? starRuleGaps(before).gaps.map(key) : []);
+  return starRuleGaps(after).gaps.filter((g) => !had.has(key(g)));
+}
+
+/** A hash of the targets: which URLs, as which text, for which agents, in order. */
+export function targetsHash(targets: readonly EvaluationTarget[]): Buffer {
+  const hash = createHash('sha256');
+  for (const t of targets) hash.update(`${t.trackedUrlId} ${t.url} ${t.agents.map((a) => `${a.id}=${a.token}`).join(',')}\n`);
+  return hash.digest().subarray(0, 16);
+}
+
+/** What decides the verdicts: the engine version, the policy, the rules body (by hash), the targets. */
+export function evaluationKey(policy: PolicyKind, rulesSha256: Buffer | null, targets: Buffer): Buffer {
+  return createHash('sha256')
+    .update(`${ENGINE_VERSION}\n${policy}\n${rulesSha256?.toString('hex') ?? '-'}\n`)
+    .update(targets)
+    .digest()
+    .subarray(0, 16);
+}
+
+export async function computeSiteNight(input: SiteNightInput, load: NightLoaders): Promise<SiteNight> {
+  const { result, previous, runId, runAt, siteId } = input;
+
+  // R-10..R-15, D-3: the streak start comes from the previous night; the clock is the run's.
+  const policy = effectivePolicy<number>({
+    outcome: result.outcome,
+    now: runAt,
+    unreachableSince: previous && isUnreachable(previous.outcome) ? previous.unreachableSince : null,
+    lastReachable: previous?.lastReachable ? { snapshotId: previous.lastReachable.runId, outcome: previous.lastReachable.outcome } : null,
+  });
+
+  // The body, hashed and parsed once, and only when it is not the one the site served last.
+  const body = result.outcome === 'ok' && result.body ? result.body : null;
+  const sha256 = body ? sha256Of(body) : null;
+  const sameBodyAsLastGood = sha256 !== null && previous?.lastGood !== null && previous?.lastGood !== undefined && previous.lastGood.sha256.equals(sha256);
+  let parsed: RobotsTxt | null = null;
+  const parsedBody = () => (parsed ??= parseRobotsTxt(body!));
+  const bodyRef: BodyRef | null = sha256 === null ? null : sameBodyAsLastGood ? { id: previous!.lastGood!.bodyId } : { sha256 };
+  const newBody: NewBody | null =
+    body && !sameBodyAsLastGood
+      ? { sha256: sha256!, content: body, summary: summarizeBody(body, parsedBody()), index: indexBody(parsedBody(), input.catalogueTokens) }
+      : null;
+
+  // The answer's headers: the previous night's row when they are the same.
+  const response = responseRowOf(result);
+  const sameResponse = response !== null && previous?.responseKey != null && previous.responseKey.equals(response.key);
+  const responseRef: ResponseRef | null = response === null ? null : sameResponse ? { id: previous!.responseId! } : { key: response.key };
+
+  // What changed against the previous night (a site's first night is its baseline).
+  const kinds: ChangeKind[] = [];
+  let rulesDiff: RobotsDiff | null = null;
+  let textDiff: string | null = null;
+  const contentKinds: RobotsChangeKind[] = [];
+  let starGapsOpened: StarRuleGap[] = [];
+  if (!previous) {
+    kinds.push('first_seen');
+  } else if (body && !sameBodyAsLastGood) {
+    // The bytes are compared with the last bytes fetched, whatever happened in between.
+    const before = previous.lastGood ? await load.body(previous.lastGood.bodyId) : null;
+    const parsedBefore = before ? parseRobotsTxt(before) : null;
+    rulesDiff = diffRobotsTxt(parsedBefore, parsedBody(), { before, after: body });
+    contentKinds.push(...rulesDiff.kinds.filter((k) => k !== 'identical'));
+    kinds.push('raw', ...contentKinds);
+    textDiff = unifiedTextDiff(before, body);
+    if (contentKinds.includes('rules')) starGapsOpened = openedGaps(parsedBefore, parsedBody());
+  }
+  const outcomeChanged = previous !== null && previous.outcome !== result.outcome;
+  const policyChanged = previous !== null && previous.policy !== policy.kind;
+  // D-3: the fallback is in force exactly when the policy's reason is D-3.
+  const fallbackStarted = policy.reason === 'D-3' && previous !== null && previous.policyReason !== 'D-3';
+  const fallbackEnded = previous?.policyReason === 'D-3' && policy.reason !== 'D-3';
+  if (outcomeChanged) kinds.push('outcome');
+  if (policyChanged) kinds.push('policy');
+  if (fallbackStarted) kinds.push('fallback_started');
+  if (fallbackEnded) kinds.push('fallback_ended');
+  const cause: FlipCause = fallbackStarted ? 'fallback_started' : fallbackEnded ? 'fallback_ended' : outcomeChanged || policyChanged ? 'outcome_changed' : 'rules_changed';
+
+  // The rules in force: this night's body (R-10), or the last good copy under the fallback (D-3).
+  const fromFallback = policy.kind === 'rules' && policy.rulesFrom !== 'current';
+  const rulesSha = policy.kind !== 'rules' ? null : fromFallback ? (previous?.lastGood?.sha256 ?? null) : sha256;
+  const rulesBodyRef: BodyRef | null = policy.kind !== 'rules' ? null : fromFallback ? (previous?.lastGood ? { id: previous.lastGood.bodyId } : null) : bodyRef;
+  const rulesRunId = policy.kind !== 'rules' ? null : fromFallback ? (previous?.lastGood?.runId ?? null) : runId;
+
+  // Verdicts, only when something that decides them changed.
+  const evalKey = evaluationKey(policy.kind, rulesSha, input.targetsHash);
+  const evaluate = previous === null || previous.evalKey === null || !previous.evalKey.equals(evalKey) || input.nextNight !== null;
+  const spans: SiteNight['spans'] = { close: [], open: [] };
+  const flipRows: FlipRow[] = [];
+  const flips: VerdictFlip[] = [];
+  if (evaluate) {
+    const rules = policy.kind !== 'rules' ? null : fromFallback ? (previous?.lastGood ? await load.body(previous.lastGood.bodyId) : null) : parsedBody();
+    const now = policyEvaluator(policy.kind, rules);
+    const inForce = previous
+      ? new Map((await load.spansInForce(input.targets.map((t) => t.trackedUrlId), previous, input.nextNight !== null)).map((s) => [spanKey(s.trackedUrlId, s.userAgentId), s]))
+      : new Map<string, VerdictSpan>();
+    let before: PolicyEvaluator | null = null;
+    const evaluatorBefore = async () => {
+      if (before) return before;
+      const rulesBefore = previous!.policy === 'rules' && previous!.rulesBodyId !== null ? await load.body(previous!.rulesBodyId) : null;
+      return (before = policyEvaluator(previous!.policy, rulesBefore));
+    };
+    const next = input.nextNight;
+    for (const target of input.targets) {
+      for (const agent of target.agents) {
+        const verdict = now(target.url, agent.token);
+        const ruleLine = verdict.rule?.line ?? null;
+        const key = spanKey(target.trackedUrlId, agent.id);
+        const held = inForce.get(key);
+        inForce.delete(key);
+        if (held && held.allowed === verdict.allowed && held.ruleLine === ruleLine) continue;
+        if (held) spans.close.push({ trackedUrlId: held.trackedUrlId, userAgentId: held.userAgentId, validFrom: held.validFrom, fromRunId: held.fromRunId, validTo: runAt, toRunId: runId });
+        spans.open.push({
+          trackedUrlId: target.trackedUrlId,
+          userAgentId: agent.id,
+          validFrom: runAt,
+          validTo: next?.runAt ?? null,
+          fromRunId: runId,
+          toRunId: next?.runId ?? null,
+          allowed: verdict.allowed,
+          ruleLine,
+        });
+        // A replayed night cuts the span in force into before it, itself (up to the next night),
+        // and, when the span went on past the next night, the rest of it.
+        if (held && next && (held.toRunId === null || held.toRunId !== next.runId)) {
+          spans.open.push({ ...held, validFrom: next.runAt, fromRunId: next.runId });
+        }
+        if (!held || held.allowed === verdict.allowed) continue;
+        const ruleBefore = (await evaluatorBefore())(target.url, agent.token).rule;
+        flipRows.push({ runId, siteId, trackedUrlId: target.trackedUrlId, userAgentId: agent.id, fromAllowed: held.allowed, toAllowed: verdict.allowed, cause, ruleBefore, ruleAfter: verdict.rule });
+        flips.push({
+          url: target.url,
+          agent: agent.token,
+          agentFamily: asFamily(agent.family),
+          isRoot: target.isRoot,
+          from: held.allowed,
+          to: verdict.allowed,
+          cause,
+          ruleBefore: ruleBefore && { kind: ruleBefore.kind, value: ruleBefore.value, line: ruleBefore.line },
+          ruleAfter: verdict.rule && { kind: verdict.rule.kind, value: verdict.rule.value, line: verdict.rule.line },
+        });
+      }
+    }
+    // Agents (or URLs) no longer evaluated: their verdicts stop holding tonight.
+    if (!input.nextNight) {
+      for (const held of inForce.values()) {
+        spans.close.push({ trackedUrlId: held.trackedUrlId, userAgentId: held.userAgentId, validFrom: held.validFrom, fromRunId: held.fromRunId, validTo: runAt, toRunId: runId });
+      }
+    }
+  }
+
+  const alerts = alertsForSiteNight({
+    runId: String(runId),
+    siteId,
+    origin: input.origin,
+    change: {
+      kinds: contentKinds,
+      rulesDiff,
+      outcomeFrom: previous?.outcome ?? null,
+      outcomeTo: result.outcome,
+      policyFrom: previous?.policy ?? null,
+      policyTo: policy.kind,
+      policyReasonTo: policy.reason,
+      fallbackStarted,
+      fallbackEnded,
+      starGapsOpened,
+    },
+    flips,
+  });
+
+  const change: ChangeRow | null =
+    kinds.length === 0
+      ? null
+      : {
+          runId,
+          siteId,
+          previousRunId: previous?.runId ?? null,
+          outcomeFrom: previous?.outcome ?? null,
+          outcomeTo: result.outcome,
+          policyFrom: previous?.policy ?? null,
+          policyTo: policy.kind,
+          kinds,
+          textDiff,
+          ruleDiff: rulesDiff,
+        };
+
+  const snapshot: SnapshotRow = {
+    runAt,
+    fetchedAt: result.startedAt,
+    unreachableSince: policy.unreachableSince,
+    siteId,
+    runId,
+    durationMs: result.durationMs,
+    body: bodyRef,
+    response: responseRef,
+    rulesRunId: fromFallback ? rulesRunId : null,
+    cacheLifetimeSeconds: result.cache?.lifetimeSeconds ?? null,
+    fullSize: result.fullSize !== null && result.fullSize !== result.bodyBytes ? result.fullSize : null,
+    outcome: result.outcome,
+    policy: policy.kind,
+    status: result.status,
+    attempts: input.attempt,
+    truncated: result.truncated,
+    policyReason: policy.reason,
+    errorCode: result.errorCode,
+    errorMessage: result.errorMessage,
+  };
+
+  const reached = !isUnreachable(result.outcome);
+  const state: StateRow | null = input.nextNight
+    ? null
+    : {
+        siteId,
+        runId,
+        runAt,
+        outcome: result.outcome,
+        status: result.status,
+        policy: policy.kind,
+        policyReason: policy.reason,
+        unreachableSince: policy.unreachableSince,
+        rulesBody: rulesBodyRef,
+        rulesRunId,
+        lastGood:
+          body && sha256
+            ? { runId, runAt, body: bodyRef!, sha256 }
+            : previous?.lastGood
+              ? { runId: previous.lastGood.runId, runAt: previous.lastGood.runAt, body: { id: previous.lastGood.bodyId }, sha256: previous.lastGood.sha256 }
+              : null,
+        lastReachable: reached ? { runId, outcome: result.outcome } : (previous?.lastReachable ?? null),
+        response: responseRef,
+        responseKey: response?.key ?? null,
+        evalKey,
+        failedNights: reached ? 0 : (previous?.failedNights ?? 0) + 1,
+        lastChangeRunId: change && !(kinds.length === 1 && kinds[0] === 'first_seen') ? runId : (previous?.lastChangeRunId ?? null),
+      };
+
+  return {
+    siteId,
+    runId,
+    snapshot,
+    newBody,
+    newResponse: response !== null && !sameResponse ? response : null,
+    change,
+    spans,
+    flips: flipRows,
+    alerts,
+    state,
+    expectedStateRunId: input.nextNight ? null : (previous?.runId ?? null),
+    evaluated: evaluate,
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * A child process for the heap-growth test: keeps ~60 MB alive, as a worker does, and allocates
+ * short-lived garbage fast for a while; prints the largest heap V8 reserved meanwhile.
+ * Argument: the heap growth percent given to limitHeapGrowth (0: V8's own choice).
+ */
+import { limitHeapGrowth } from '../../workers/heap-growth.js';
+
+limitHeapGrowth(Number(process.argv[2]));
+const kept: Array<{ i: number; s: string }> = [];
+for (let i = 0; i < 400_000; i++) kept.push({ i, s: `${'k'.repeat(100)}${i}` });
+let peak = 0;
+let allocated = 0;
+const until = Date.now() + 1_500;
+while (Date.now() < until) {
+  const garbage: Array<{ i: number; s: string }> = [];
+  for (let i = 0; i < 20_000; i++) garbage.push({ i, s: `${'g'.repeat(50)}${i}` });
+  allocated += garbage.length;
+  peak = Math.max(peak, process.memoryUsage().heapTotal);
+}
+process.stdout.write(JSON.stringify({ kept: kept.length, allocated, peakHeapBytes: peak }));

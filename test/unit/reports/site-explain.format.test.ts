@@ -1,0 +1,180 @@
+/**
+ * The text of `robots-audit explain`: why the policy applies, per spec rule (R-10..R-15, D-3,
+ * D-4), and the verdict with its deciding line and group.
+ */
+import { describe, expect, it } from 'vitest';
+import type { SiteExplanation, SitePolicyState } from '../../../src/reports/site-explain.js';
+import { explanationJson, formatExplanation, policyWhy } from '../../../src/reports/site-explain.format.js';
+
+const at = (day: number) => new Date(Date.UTC(2026, 2, 1 + day, 3));
+
+function state(over: Partial<SitePolicyState>): SitePolicyState {
+  return {
+    night: at(40),
+    runId: 41,
+    runKey: 'nightly-2026-04-10',
+    outcome: 'ok',
+    status: 200,
+    errorCode: null,
+    policy: 'rules',
+    policyReason: 'R-10',
+    unreachableSince: null,
+    failedNights: 0,
+    rulesNight: at(40),
+    rulesRunKey: 'nightly-2026-04-10',
+    rulesBodySha256: 'ab'.repeat(32),
+    since: at(0),
+    sinceRunKey: 'nightly-2026-03-01',
+    ...over,
+  };
+}
+
+const LATEST = '2026-04-10 03:00Z (run nightly-2026-04-10)';
+
+describe('policyWhy: the rule behind the policy, in words', () => {
+  it.each<[string, Partial<SitePolicyState>, string]>([
+    ['R-10: fetched OK', {}, `robots.txt was fetched OK (200) on ${LATEST}: its rules apply`],
+    [
+      'R-11: redirect limit',
+      { outcome: 'redirect_limit', status: 301, errorCode: 'REDIRECT_LOOP', policy: 'allow_all', policyReason: 'R-11', since: at(38) },
+      `robots.txt redirected past the hop limit or in a loop (REDIRECT_LOOP) since 2026-04-08 03:00Z, latest ${LATEST}: treated as a 404, full allow`,
+    ],
+    ['R-12: a 4xx on its first night', { outcome: 'unavailable', status: 404, policy: 'allow_all', policyReason: 'R-12', since: at(40) }, `robots.txt answers 404 on ${LATEST}: no valid robots.txt, full allow`],
+    [
+      'R-12: a 4xx for a while',
+      { outcome: 'unavailable', status: 410, policy: 'allow_all', policyReason: 'R-12', since: at(10) },
+      `robots.txt answers 410 since 2026-03-11 03:00Z, latest ${LATEST}: no valid robots.txt, full allow`,
+    ],
+    ['D-4: 429', { outcome: 'rate_limited', status: 429, policy: 'allow_all', policyReason: 'D-4', since: at(40) }, `robots.txt answers 429 (rate limited) on ${LATEST}: a 4xx, so full allow, reported apart`],
+    [
+      'R-13: a 5xx streak',
+      { outcome: 'server_error', status: 503, policy: 'disallow_all', policyReason: 'R-13', unreachableSince: at(38), failedNights: 3 },
+      `robots.txt answers 5xx (503) since 2026-04-08 03:00Z, latest ${LATEST}, 3 failed nights in a row: full disallow; after 30 days the last good copy applies (D-3)`,
+    ],
+    [
+      'R-15: a network failure, first night',
+      { outcome: 'network_error', status: null, errorCode: 'ENOTFOUND', policy: 'disallow_all', policyReason: 'R-15', unreachableSince: at(40), failedNights: 1 },
+      `robots.txt cannot be fetched, a network error (ENOTFOUND), on ${LATEST}, 1 failed night in a row: full disallow; after 30 days the last good copy applies (D-3)`,
+    ],
+    [
+      'D-3: more than 30 days, the last good copy',
+      { outcome: 'server_error', status: 500, policy: 'rules', policyReason: 'D-3', unreachableSince: at(2), failedNights: 39, rulesNight: at(1), rulesRunKey: 'nightly-2026-03-02' },
+      `unreachable (500) since 2026-03-03 03:00Z, latest ${LATEST}, 39 failed nights in a row: more than 30 days (R-14), so the copy fetched on 2026-03-02 03:00Z (run nightly-2026-03-02) applies`,
+    ],
+    [
+      'D-3: more than 30 days, never a copy',
+      { outcome: 'network_error', status: null, errorCode: 'ECONNREFUSED', policy: 'allow_all', policyReason: 'D-3', unreachableSince: at(0), failedNights: 41, rulesNight: null, rulesRunKey: null },
+      `unreachable (network error ECONNREFUSED) since 2026-03-01 03:00Z, latest ${LATEST}, 41 failed nights in a row: more than 30 days (R-14), and no copy was ever fetched OK: full allow`,
+    ],
+  ])('%s', (_name, over, why) => {
+    expect(policyWhy(state(over))).toBe(why);
+  });
+});
+
+function explanation(over: Partial<SiteExplanation['verdict']>, extra: Partial<SiteExplanation> = {}): SiteExplanation {
+  return {
+    site: { id: 1, origin: 'https://example.com' },
+    url: 'https://example.com/private/x',
+    path: '/private/x',
+    userAgent: 'GPTBot',
+    followedAgent: 'GPTBot',
+    state: state({}),
+    verdict: { allowed: false, decidedBy: 'rule', rule: null, group: null, engineReason: null, ...over },
+    ...extra,
+  };
+}
+
+const POLICY_LINE = `  policy: rules (R-10): robots.txt was fetched OK (200) on ${LATEST}: its rules apply`;
+
+describe('formatExplanation: the verdict, the deciding line and its group, the policy', () => {
+  it.each<[string, SiteExplanation, string[]]>([
+    [
+      'a rule of a named group',
+      explanation({
+        rule: { line: 5, kind: 'disallow', value: '/private/', pattern: '/private/', viaIndexHtml: false },
+        group: { kind: 'named', userAgents: [{ value: 'GPTBot', line: 3 }, { value: 'CCBot', line: 4 }] },
+      }),
+      ['https://example.com/private/x for GPTBot: disallowed', '  deciding line: line 5: Disallow: /private/', '  group: User-agent: GPTBot, CCBot (lines 3, 4)', POLICY_LINE],
+    ],
+    [
+      'a rule of the * group',
+      explanation({ rule: { line: 2, kind: 'disallow', value: '/private/', pattern: '/private/', viaIndexHtml: false }, group: { kind: 'global', userAgents: [{ value: '*', line: 1 }] } }),
+      ['https://example.com/private/x for GPTBot: disallowed', '  deciding line: line 2: Disallow: /private/', '  group: the * group: User-agent: * (line 1)', POLICY_LINE],
+    ],
+    [
+      'C8: the index.html rule',
+      explanation({
+        allowed: true,
+        rule: { line: 3, kind: 'allow', value: '/docs/index.html', pattern: '/docs/$', viaIndexHtml: true },
+        group: { kind: 'global', userAgents: [{ value: '*', line: 1 }] },
+      }),
+      ['https://example.com/private/x for GPTBot: allowed', '  deciding line: line 3: Allow: /docs/index.html, read as /docs/$ (index.html rule)', '  group: the * group: User-agent: * (line 1)', POLICY_LINE],
+    ],
+    [
+      'no rule matches',
+      explanation({ allowed: true, decidedBy: 'no_rule', group: { kind: 'global', userAgents: [{ value: '*', line: 1 }] } }),
+      ['https://example.com/private/x for GPTBot: allowed', '  deciding line: none: no rule of the group matches /private/x, so it is allowed', '  group: the * group: User-agent: * (line 1)', POLICY_LINE],
+    ],
+    [
+      'R-43: no group',
+      explanation({ allowed: true, decidedBy: 'no_group', group: { kind: 'none', userAgents: [] } }),
+      ['https://example.com/private/x for GPTBot: allowed', '  deciding line: none', '  group: no group matched: allowed (no group names GPTBot and there is no * group, R-43)', POLICY_LINE],
+    ],
+    [
+      'R-42: the group of a further product token',
+      explanation(
+        { rule: { line: 2, kind: 'disallow', value: '/private', pattern: '/private', viaIndexHtml: false }, group: { kind: 'named', userAgents: [{ value: 'Googlebot', line: 1 }] } },
+        { userAgent: 'Googlebot-Image', followedAgent: 'googlebot' },
+      ),
+      [
+        'https://example.com/private/x for Googlebot-Image: disallowed',
+        '  deciding line: line 2: Disallow: /private',
+        '  group: User-agent: Googlebot (line 1)',
+        '  Googlebot-Image follows the googlebot group: the file has none of its own (R-42)',
+        POLICY_LINE,
+      ],
+    ],
+    [
+      'full disallow: the policy decides',
+      explanation({ decidedBy: 'policy' }, { state: state({ outcome: 'server_error', status: 503, policy: 'disallow_all', policyReason: 'R-13', unreachableSince: at(40), failedNights: 1 }) }),
+      [
+        'https://example.com/private/x for GPTBot: disallowed',
+        '  deciding line: none: the policy decides (full disallow), no rule is read',
+        `  policy: disallow_all (R-13): robots.txt answers 5xx (503) on ${LATEST}, 1 failed night in a row: full disallow; after 30 days the last good copy applies (D-3)`,
+      ],
+    ],
+  ])('%s', (_name, x, lines) => {
+    expect(formatExplanation(x)).toBe(`${lines.join('\n')}\n`);
+  });
+
+  it('the JSON carries the verdict, the rule, the group and the policy with its reason in words', () => {
+    const x = explanation({ rule: { line: 2, kind: 'disallow', value: '/p', pattern: '/p', viaIndexHtml: false }, group: { kind: 'global', userAgents: [{ value: '*', line: 1 }] } });
+    expect(explanationJson(x)).toEqual({
+      site: { id: 1, origin: 'https://example.com' },
+      url: 'https://example.com/private/x',
+      path: '/private/x',
+      userAgent: 'GPTBot',
+      followedAgent: 'GPTBot',
+      allowed: false,
+      decidedBy: 'rule',
+      rule: { line: 2, kind: 'disallow', value: '/p', pattern: '/p', viaIndexHtml: false },
+      group: { kind: 'global', userAgents: [{ value: '*', line: 1 }] },
+      policy: {
+        kind: 'rules',
+        reason: 'R-10',
+        why: `robots.txt was fetched OK (200) on ${LATEST}: its rules apply`,
+        night: '2026-04-10T03:00:00.000Z',
+        runKey: 'nightly-2026-04-10',
+        outcome: 'ok',
+        status: 200,
+        errorCode: null,
+        since: '2026-03-01T03:00:00.000Z',
+        unreachableSince: null,
+        failedNights: 0,
+        rulesNight: '2026-04-10T03:00:00.000Z',
+        rulesRunKey: 'nightly-2026-04-10',
+        rulesSha256: 'ab'.repeat(32),
+      },
+    });
+  });
+});
