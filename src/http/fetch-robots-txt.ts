@@ -26,7 +26,8 @@ const FETCHABLE_SCHEMES = new Set(['http:', 'https:']);
 const ACCEPT = 'text/plain,*/*';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 
-const NO_HEADERS: FetchedHeaders = {
+/** Headers of a fetch that got no response. */
+export const NO_HEADERS: FetchedHeaders = {
   contentType: null,
   contentLength: null,
   contentEncoding: null,

@@ -15,24 +15,13 @@ import { parseRobotsTxt } from '../robots/parse.js';
 import { isValidUserAgentToObey } from '../robots/user-agent.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
-import type { SiteRef } from './site-lookup.js';
+import type { NightPolicy, SiteRef } from './site-lookup.js';
 
 /** Change kinds that start a new stretch of outcome or policy. */
 const POLICY_EVENTS = ['first_seen', 'outcome', 'policy', 'fallback_started', 'fallback_ended'];
 
-export interface SitePolicyState {
-  /** The site's latest night. */
-  night: Date;
-  runId: number;
-  runKey: string;
-  outcome: FetchOutcome;
-  status: number | null;
-  errorCode: string | null;
-  policy: PolicyKind;
-  /** R-10, R-11, R-12, D-4, R-13, R-15 or D-3. */
-  policyReason: string;
-  /** Start of the 5xx / network-failure streak (R-13, R-15, D-3); null when reached. */
-  unreachableSince: Date | null;
+/** The site's latest night and what follows from its streak. */
+export interface SitePolicyState extends NightPolicy {
   /** Nights in a row without reaching the site. */
   failedNights: number;
   /** Policy `rules`: the night whose body applies (the latest, or the copy under D-3). */

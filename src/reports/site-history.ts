@@ -12,7 +12,7 @@ import type { FetchOutcome } from '../policy/fetch-outcome.js';
 import type { PolicyKind } from '../policy/effective-policy.js';
 import type { FlipRule } from '../db/schema.js';
 import type { Queryable } from './site-errors.js';
-import type { SiteRef } from './site-lookup.js';
+import type { NightPolicy, SiteRef } from './site-lookup.js';
 
 /** Nights shown when `--limit` is not given. */
 export const DEFAULT_HISTORY_LIMIT = 30;
@@ -35,20 +35,7 @@ export interface HistoryAlert {
   title: string;
 }
 
-export interface HistoryNight {
-  /** The run's clock (audit_runs.run_at). */
-  night: Date;
-  runId: number;
-  runKey: string;
-  outcome: FetchOutcome;
-  /** The final HTTP status; null when no answer arrived (R-15). */
-  status: number | null;
-  errorCode: string | null;
-  policy: PolicyKind;
-  /** The spec rule behind the policy: R-10, R-11, R-12, D-4, R-13, R-15, D-3. */
-  policyReason: string;
-  /** Start of the 5xx / network-failure streak the night is in (R-13, R-15, D-3). */
-  unreachableSince: Date | null;
+export interface HistoryNight extends NightPolicy {
   /** Under the 30-day fallback with rules (D-3): the night whose copy applies. */
   rulesNight: Date | null;
   rulesRunKey: string | null;

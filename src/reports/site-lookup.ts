@@ -4,9 +4,28 @@
  * host, whatever the scheme and port, and must match exactly one; a host with a port
  * (`example.com:8080`) matches that port under http or https.
  */
+import type { PolicyKind } from '../policy/effective-policy.js';
+import type { FetchOutcome } from '../policy/fetch-outcome.js';
 import { InvalidUrlError, normalizeOrigin, parseUserUrl } from '../robots/origin.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
+
+/** A stored night of a site: its run, what the fetch got, and the policy that followed. */
+export interface NightPolicy {
+  /** The run's clock (audit_runs.run_at). */
+  night: Date;
+  runId: number;
+  runKey: string;
+  outcome: FetchOutcome;
+  /** The final HTTP status; null when no answer arrived (R-15). */
+  status: number | null;
+  errorCode: string | null;
+  policy: PolicyKind;
+  /** The spec rule behind the policy: R-10, R-11, R-12, D-4, R-13, R-15 or D-3. */
+  policyReason: string;
+  /** Start of the 5xx / network-failure streak the night is in (R-13, R-15, D-3); null when reached. */
+  unreachableSince: Date | null;
+}
 
 export interface SiteRef {
   id: number;

@@ -12,6 +12,7 @@ import type { FlipRule } from '../db/schema.js';
 import { describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { ruleText } from './report-flips.js';
+import { ALERT_KINDS } from '../services/alerting/alert-rules.js';
 import { visibleText } from './web-paging.js';
 
 export const EVENT_TYPES = ['change', 'flip', 'alert'] as const;
@@ -23,23 +24,8 @@ export type Severity = (typeof SEVERITIES)[number];
 export const CHANGE_KINDS = ['first_seen', 'raw', 'comments_only', 'rules', 'sitemaps', 'records', 'outcome', 'policy', 'fallback_started', 'fallback_ended'];
 /** verdict_flips.cause (FlipCause in src/services/site-night.ts). */
 export const FLIP_CAUSES = ['rules_changed', 'outcome_changed', 'fallback_started', 'fallback_ended'];
-/** alerts.kind (ALERT_KINDS in src/services/alerting/alert-rules.ts; a unit test keeps them equal). */
-export const ALERT_KINDS = [
-  'site_unreachable',
-  'disallow_all_added',
-  'search_url_disallowed',
-  'rules_changed',
-  'ai_access_changed',
-  'star_rules_bypassed',
-  'allow_all_4xx',
-  'search_url_allowed',
-  'site_recovered',
-  'fallback_started',
-  'fallback_ended',
-  'sitemaps_changed',
-  'records_changed',
-  'comments_only',
-];
+/** alerts.kind: the pipeline's own list. */
+export { ALERT_KINDS };
 
 export interface EventCursor {
   at: Date;

@@ -4,6 +4,7 @@
  * markup is inserted unescaped into the page, so every text it carries is escaped here; colours
  * are CSS classes (the Content-Security-Policy allows no inline style).
  */
+import type { TimelineNight } from '../reports/web-site.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
@@ -11,14 +12,8 @@ export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAP
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const round = (n: number) => Math.round(n * 10) / 10;
 
-export interface StripNight {
-  at: Date;
-  outcome: string;
-  status: number | null;
-  policy: string;
-  policyReason: string;
-  changed: boolean;
-}
+/** A night of the strip: what the site page's timeline shows of it. */
+export type StripNight = Omit<TimelineNight, 'runId'>;
 
 const CELL = 6;
 const STRIP_HEIGHT = 34;

@@ -4,20 +4,8 @@
  * fetchRobotsTxt would fill it for that outcome.
  */
 import type { FetchResult } from '../../src/http/fetch-result.js';
+import { NO_HEADERS } from '../../src/http/fetch-robots-txt.js';
 import type { FetchOutcome } from '../../src/policy/index.js';
-
-const NO_HEADERS: FetchResult['headers'] = {
-  contentType: null,
-  contentLength: null,
-  contentEncoding: null,
-  cacheControl: null,
-  expires: null,
-  age: null,
-  date: null,
-  retryAfter: null,
-  lastModified: null,
-  etag: null,
-};
 
 export interface ResultOptions {
   origin: string;

@@ -4,8 +4,6 @@
  * and the lists of kinds the changes page offers, kept equal to the pipeline's.
  */
 import { describe, expect, it } from 'vitest';
-import { ALERT_KINDS as PIPELINE_ALERT_KINDS } from '../../../src/services/alerting/alert-rules.js';
-import { ALERT_KINDS } from '../../../src/reports/web-events.js';
 import { bodyLines, visibleText } from '../../../src/reports/web-paging.js';
 import { diffLines } from '../../../src/reports/web-site.js';
 import { isAuthorized, isLoopbackHost, safeNextPath, sameSecret, sessionValue } from '../../../src/web/auth.js';
@@ -108,9 +106,5 @@ describe('the changes page', () => {
     expect(decodeCursor(undefined)).toBeNull();
     expect(() => decodeCursor('nonsense')).toThrow(BadRequest);
     expect(() => decodeCursor('not-a-date~1~2~x')).toThrow(BadRequest);
-  });
-
-  it('offers the alert kinds the pipeline raises', () => {
-    expect([...ALERT_KINDS].sort()).toEqual([...PIPELINE_ALERT_KINDS].sort());
   });
 });
