@@ -4,7 +4,7 @@
  * so that a night costs its work and not a start-up: 46 nights fit in the demo's minute.
  */
 import { sql } from 'drizzle-orm';
-import type { AuditRun } from '../db/index.js';
+import type { RunProgress } from '../db/index.js';
 import { finishRunIfComplete } from '../services/pipeline-workers.js';
 import type { Runtime } from '../services/runtime.js';
 import { runKeyFor, summarizeRun, WAIT_RECONCILE_MS } from './commands/audit.command.js';
@@ -30,12 +30,12 @@ export interface ReplayedNight {
 /** Starts the night's run and waits until it has ended; a stalled run is reconciled as `audit --wait` does. */
 export async function replayNight(rt: Runtime, night: Date): Promise<ReplayedNight> {
   const { run } = await rt.lifecycle.startRun({ runKey: runKeyFor(night, null, new Date()), trigger: 'manual', runAt: night, portfolio: null });
-  let ended: AuditRun = run;
+  let ended: RunProgress = run;
   let lastDone = -1;
   let lastChange = Date.now();
   while (ended.status === 'running') {
     await new Promise((resolve) => setTimeout(resolve, DEMO_POLL_MS));
-    ended = (await rt.repos.runs.getRun(run.id)) ?? ended;
+    ended = (await rt.repos.runs.getRunProgress(run.id)) ?? ended;
     if (ended.sitesDone !== lastDone) {
       lastDone = ended.sitesDone;
       lastChange = Date.now();

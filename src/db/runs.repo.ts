@@ -2,18 +2,31 @@
  * Audit runs. `run_key` is the idempotency key: creating the run of a night twice (two scheduler
  * firings, a retried job) returns the first row.
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import type { RunCounts } from './schema.js';
 import { auditRuns } from './schema.js';
 
 export type AuditRun = typeof auditRuns.$inferSelect;
+/** A run without its site list: what progress and completion need (the list is ~6 bytes a site). */
+export type RunProgress = Omit<AuditRun, 'siteIds'>;
+
+const { siteIds: _siteIds, ...progressColumns } = getTableColumns(auditRuns);
 export type CreateRunInput = Pick<typeof auditRuns.$inferInsert, 'runKey' | 'trigger' | 'runAt'> &
   Partial<Pick<typeof auditRuns.$inferInsert, 'portfolioId' | 'startedAt' | 'sitesTotal' | 'siteIds'>>;
 
 export function createRunsRepo(db: Executor) {
   async function getRun(id: number): Promise<AuditRun | null> {
     const rows = await db.select().from(auditRuns).where(eq(auditRuns.id, id)).limit(1);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The run without `site_ids`: for whatever polls a run (`audit --wait`, the end of a run), since a
+   * run of 100,000 sites carries a list of ~600 KB that Postgres would send and pg parse each time.
+   */
+  async function getRunProgress(id: number): Promise<RunProgress | null> {
+    const rows = await db.select(progressColumns).from(auditRuns).where(eq(auditRuns.id, id)).limit(1);
     return rows[0] ?? null;
   }
 
@@ -37,6 +50,7 @@ export function createRunsRepo(db: Executor) {
 
   return {
     getRun,
+    getRunProgress,
     findRunByKey,
     computeCounts,
 

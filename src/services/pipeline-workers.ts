@@ -103,7 +103,7 @@ export async function reconcileDeliveries(rt: Runtime): Promise<DeliveriesReconc
 export async function finishRunIfComplete(rt: Runtime, runId: number): Promise<void> {
   const finished = await rt.lifecycle.finishIfComplete(runId);
   if (finished) rt.log.info({ runId, counts: finished.counts }, 'run completed');
-  const run = finished ?? (await rt.repos.runs.getRun(runId));
+  const run = finished ?? (await rt.repos.runs.getRunProgress(runId));
   if (run?.status !== 'completed') return;
   await enqueueDeliveries(rt, await pendingDeliveriesOfRun(rt.db.db, runId));
 }

@@ -207,7 +207,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
           const textDiff = a.runId !== null && a.siteId !== null ? await textDiffOf(db.db, a.runId, a.siteId) : null;
           return { ...base, alert: { ...alertDraftOf(a), createdAt: a.createdAt, textDiff }, digest: null };
         }
-        const run = await repos.runs.getRun(found.digestRunId);
+        const run = await repos.runs.getRunProgress(found.digestRunId);
         return {
           ...base,
           alert: null,

@@ -157,7 +157,7 @@ async function night(rt: Runtime, web: Awaited<ReturnType<typeof startWeb>>, wor
   const { run } = await rt.lifecycle.startRun({ runKey: `bench-${n}`, trigger: 'manual', runAt: new Date(FIRST_NIGHT + n * DAY_MS), portfolio: null });
   for (;;) {
     rssMax = Math.max(rssMax, worker.rss());
-    const now = await rt.repos.runs.getRun(run.id);
+    const now = await rt.repos.runs.getRunProgress(run.id);
     if (now?.status === 'completed') break;
     if (now?.status === 'failed') throw new Error(`run ${run.id} failed`);
     await new Promise((r) => setTimeout(r, 50));

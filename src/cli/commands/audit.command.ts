@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
-import type { AuditRun } from '../../db/index.js';
+import type { RunProgress } from '../../db/index.js';
 import { jobIds, QUEUES } from '../../queues/contracts.js';
 import { createRuntime } from '../../services/runtime.js';
 import type { Runtime } from '../../services/runtime.js';
@@ -51,7 +51,7 @@ export function runKeyFor(at: Date | null, portfolio: string | null, now: Date):
 }
 
 /** The sites of the run that failed for good, with their site job's last error when it is still kept. */
-async function failedSitesOf(rt: Runtime, run: AuditRun): Promise<string[]> {
+async function failedSitesOf(rt: Runtime, run: RunProgress): Promise<string[]> {
   const failed: string[] = [];
   for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number)) {
     const job = await rt.queues.site.getJob(jobIds.fetchSite({ runId: run.id, siteId }));
@@ -61,7 +61,7 @@ async function failedSitesOf(rt: Runtime, run: AuditRun): Promise<string[]> {
   return failed;
 }
 
-export async function summarizeRun(rt: Runtime, run: AuditRun, failedSites: number): Promise<RunSummary> {
+export async function summarizeRun(rt: Runtime, run: RunProgress, failedSites: number): Promise<RunSummary> {
   const counts = run.counts;
   const flips = await rt.db.db.execute<{ n: string }>(sql`select count(*) as n from verdict_flips where run_id = ${run.id}`);
   const alerts = await rt.db.db.execute<{ severity: string; n: string }>(
@@ -118,7 +118,7 @@ export function etaText(remaining: number, perSecond: number): string {
  * terminal, plain lines otherwise). With no progress for a while, what lost jobs left undone is
  * queued again (the scheduler's reconcile loop does the same when nobody waits).
  */
-async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout']): Promise<AuditRun> {
+async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout']): Promise<RunProgress> {
   const tty = Boolean((progressOut as NodeJS.WriteStream).isTTY);
   const bar = tty
     ? new cliProgress.SingleBar(
@@ -130,11 +130,11 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
   let lastDone = -1;
   let lastChange = Date.now();
   let lastLine = 0;
-  let run = (await rt.repos.runs.getRun(runId))!;
+  let run = (await rt.repos.runs.getRunProgress(runId))!;
   bar?.start(run.sitesTotal, 0, { failures: 0, rate: '0.0', eta: '-' });
   try {
     for (;;) {
-      run = (await rt.repos.runs.getRun(runId))!;
+      run = (await rt.repos.runs.getRunProgress(runId))!;
       const done = run.sitesDone + Object.keys(run.counts.skipped ?? {}).length + Object.keys(run.counts.failed ?? {}).length;
       const failures = (run.counts.outcome?.server_error ?? 0) + (run.counts.outcome?.network_error ?? 0);
       const rate = (done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);

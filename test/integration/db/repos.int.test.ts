@@ -100,6 +100,17 @@ describe('audit runs: run_key makes a second firing add nothing', () => {
     expect(await count('audit_runs')).toBe(1);
   });
 
+  it('getRunProgress is the run without its site list; getRun has the list', async () => {
+    const siteIds = Array.from({ length: 1_000 }, (_, i) => i + 1);
+    const { run: created } = await repos.runs.createRun({ runKey: 'manual-list', trigger: 'manual', runAt: NIGHT(21), sitesTotal: siteIds.length, siteIds });
+    const { siteIds: stored, ...rest } = (await repos.runs.getRun(created.id))!;
+    expect(stored).toEqual(siteIds);
+    const progress = await repos.runs.getRunProgress(created.id);
+    expect(progress).toEqual(rest);
+    expect(progress).not.toHaveProperty('siteIds');
+    expect(await repos.runs.getRunProgress(created.id + 1_000)).toBeNull();
+  });
+
   it('addCounts sets the given keys and keeps the others; repeating it changes nothing', async () => {
     const runId = await run(1);
     await repos.runs.addCounts(runId, { alerts: { critical: 1 }, deliveries: { ok: 2 } });
