@@ -370,6 +370,8 @@ export const failedAttempts = pgTable(
  * the headers last seen, whether the verdicts need evaluating again), so that a night reads one
  * row instead of the site's history. A night replayed out of order (an earlier `audit --at`)
  * reads the history instead and leaves this row alone.
+ * Stored with fillfactor 50 (migration 0008, which drizzle does not model): every site's row is
+ * updated every night and only site_id is indexed, so with room on its page each update is HOT.
  */
 export const siteState = pgTable('site_state', {
   siteId: integer('site_id')

@@ -6,15 +6,14 @@
  * must find what it needs: the same bodies and answers (no new row), the verdict spans (none
  * written when nothing changed), the 30-day streak and the fallback's copy.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, migrateDatabase, readJournal } from '../../../src/db/migrate.js';
+import { migrateDatabase } from '../../../src/db/migrate.js';
 import { createRepos, responseKey, sha256Of } from '../../../src/db/index.js';
 import { storeSingleNight } from '../../../src/services/night-runner.js';
 import { fetchResult } from '../../helpers/fetch-results.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
+import { migrationsBefore } from '../../helpers/migrations-before.js';
+import type { MigrationsBefore } from '../../helpers/migrations-before.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 import { runCli } from '../../helpers/cli.js';
 
@@ -24,7 +23,7 @@ const RUN_AT = ['2026-01-01T03:00:00Z', '2026-01-02T03:00:00Z', '2026-01-03T03:0
 const NIGHT_5 = new Date('2026-02-16T03:00:00Z');
 
 let db: TestDatabase;
-let before: string;
+let before: MigrationsBefore | undefined;
 
 /**
  * What the previous pipeline wrote for three sites over four nights:
@@ -93,15 +92,9 @@ insert into alerts (dedupe_key, run_id, site_id, severity, kind, title) values (
 `;
 
 beforeAll(async () => {
-  before = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-before-0005-'));
-  const entries = readJournal();
-  const upTo = entries.findIndex((e) => e.tag.startsWith('0005_'));
-  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: unknown[] };
-  fs.mkdirSync(path.join(before, 'meta'));
-  fs.writeFileSync(path.join(before, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
-  for (const e of entries.slice(0, upTo)) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(before, `${e.tag}.sql`));
+  before = migrationsBefore('0005_');
   db = await createTestDatabase({ empty: true });
-  await migrateDatabase(db.url, before);
+  await migrateDatabase(db.url, before.folder);
   // The fill runs as one script (several statements: no bind parameters), its values written in.
   const bytea = (b: Buffer) => `'\\x${b.toString('hex')}'::bytea`;
   const values: Record<string, string> = {
@@ -116,7 +109,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  fs.rmSync(before, { recursive: true, force: true });
+  before?.remove();
   await db?.close();
 });
 

@@ -3,30 +3,23 @@
  * membership and run carries over, with no schedule; the new columns take a schedule whole or
  * not at all.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, migrateDatabase, readJournal } from '../../../src/db/migrate.js';
+import { migrateDatabase } from '../../../src/db/migrate.js';
+import { migrationsBefore } from '../../helpers/migrations-before.js';
+import type { MigrationsBefore } from '../../helpers/migrations-before.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 
 let db: TestDatabase;
-let before: string;
+let before: MigrationsBefore | undefined;
 let beforeRows: { portfolios: unknown[]; members: unknown[]; runs: unknown[] };
 
 const q = async <T extends Record<string, unknown>>(text: string) => (await db.pool.query<T>(text)).rows;
 
 beforeAll(async () => {
-  before = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-before-0007-'));
-  const entries = readJournal();
-  const upTo = entries.findIndex((e) => e.tag.startsWith('0007_'));
-  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: unknown[] };
-  fs.mkdirSync(path.join(before, 'meta'));
-  fs.writeFileSync(path.join(before, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
-  for (const e of entries.slice(0, upTo)) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(before, `${e.tag}.sql`));
+  before = migrationsBefore('0007_');
   db = await createTestDatabase({ empty: true });
-  await migrateDatabase(db.url, before);
+  await migrateDatabase(db.url, before.folder);
   await db.pool.query(`
     insert into portfolios (id, name, extra_user_agents) values (1, 'clients', '{GPTBot}'), (2, 'brands', '{}');
     insert into sites (id, origin) values (1, 'https://a.example'), (2, 'https://b.example');
@@ -43,7 +36,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  fs.rmSync(before, { recursive: true, force: true });
+  before?.remove();
   await db?.close();
 });
 
