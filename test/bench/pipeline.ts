@@ -4,7 +4,7 @@
  * the name pins set), the local Postgres and Redis, and a loopback web in a process of its own.
  * Not a test: it measures, prints a table and rewrites its section of docs/benchmarks.md.
  *
- *   npm run bench:pipeline -- --sites 10000 [--no-write] [--profile DIR]
+ *   npm run bench:pipeline -- --sites 10000 [--runs K] [--no-write] [--profile DIR]
  *
  * Method: a fresh database cloned from the migrated template and a unique queue prefix; N sites
  * `s<i>.load.test` imported with `sites import` (test/bench/load-web.ts serves them: real corpus
@@ -18,7 +18,9 @@
  * - bytes per unchanged site-night: every table and index (pg_total_relation_size) after
  *   VACUUM, after night 2 and after night 4, divided by 2 N;
  * - the worker's peak RSS (VmHWM) and its RSS sampled during each night.
- * `--profile DIR` runs the worker with --cpu-prof into DIR.
+ * `--profile DIR` runs the worker with --cpu-prof into DIR. `--runs K` repeats all of it K times,
+ * each with a fresh database, web and worker, and reports medians with their range (the machine is
+ * shared: one run's figures move by 10-20%).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -48,6 +50,7 @@ interface Args {
   sites: number;
   write: boolean;
   profile: string | null;
+  runs: number;
 }
 
 function args(): Args {
@@ -58,7 +61,9 @@ function args(): Args {
   };
   const sites = Number(at('--sites') ?? 10_000);
   if (!Number.isInteger(sites) || sites < 10) throw new Error('--sites needs a whole number ≥ 10');
-  return { sites, write: !argv.includes('--no-write'), profile: at('--profile') ?? null };
+  const runs = Number(at('--runs') ?? 1);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs needs a whole number ≥ 1');
+  return { sites, write: !argv.includes('--no-write'), profile: at('--profile') ?? null, runs };
 }
 
 /** A child process that speaks JSON lines on stdout. */
@@ -179,8 +184,17 @@ async function databaseBytes(db: TestDatabase): Promise<number> {
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 
-async function main(): Promise<void> {
-  const { sites, write, profile } = args();
+/** One run of the benchmark: a fresh database, web, queue prefix and worker; the peer, then four nights. */
+interface Measured {
+  rawBefore: number;
+  rawAfter: number;
+  nights: Night[];
+  perSiteNight: number;
+  databaseAfter: number;
+  peakRss: number;
+}
+
+async function measure(sites: number, profile: string | null): Promise<Measured> {
   const db = await createTestDatabase();
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
   const web = await startWeb();
@@ -213,40 +227,67 @@ async function main(): Promise<void> {
     const afterNight4 = await databaseBytes(db);
     const peakRss = worker.peakRss();
     const rawAfter = await rawFetchRate(web.port, sites);
-    const raw = (rawBefore + rawAfter) / 2;
-    const perSiteNight = (afterNight4 - afterNight2) / (2 * sites);
-
-    const cpus = os.cpus();
-    const { start, end } = sectionMarkers(`pipeline-${sites}`);
-    const rows = nights.map(
-      (n) => `| ${n.label} | ${n.seconds.toFixed(1)} | ${fmt(n.sitesPerSecond)} | ${(n.sitesPerSecond / raw).toFixed(2)} | ${n.requests.toLocaleString('en-US')} | ${mb(n.rssMax)} |`,
-    );
-    const section = [
-      start,
-      `### ${sites.toLocaleString('en-US')} sites`,
-      '',
-      `\`npm run bench:pipeline -- --sites ${sites}\` on ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (shared), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-      '',
-      `Peer in the same run: a plain node:http loop, ${RAW_CONCURRENCY} at a time, a new connection each: ${fmt(rawBefore)} and ${fmt(rawAfter)} robots.txt/s (before and after the nights; mean ${fmt(raw)}).`,
-      '',
-      '| night | seconds | sites/s | × raw rate | requests | worker RSS (max sampled) |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...rows,
-      '',
-      `Bytes per unchanged site-night (every table and index, after VACUUM, nights 3 and 4): **${perSiteNight.toFixed(0)}**. Database after four nights: ${mb(afterNight4)}. Worker peak RSS (VmHWM): **${mb(peakRss)}**.`,
-      end,
-    ].join('\n');
-    console.log(section);
-    if (write) {
-      writeBenchSection(`pipeline-${sites}`, section);
-      console.log(`\nwrote docs/benchmarks.md (section pipeline-${sites})`);
-    }
+    return { rawBefore, rawAfter, nights, perSiteNight: (afterNight4 - afterNight2) / (2 * sites), databaseAfter: afterNight4, peakRss };
   } finally {
     await worker?.stop();
     web.close();
     await rt.close();
     await cleanupPrefix(REDIS_URL, prefix);
     await db.close();
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** The median, and the range when there are several runs: `1,234 (1,100–1,300)`. */
+function spread(xs: number[], format: (n: number) => string): string {
+  if (xs.length === 1) return format(xs[0]!);
+  return `${format(median(xs))} (${format(Math.min(...xs))}–${format(Math.max(...xs))})`;
+}
+
+async function main(): Promise<void> {
+  const { sites, write, profile, runs } = args();
+  const measured: Measured[] = [];
+  for (let r = 0; r < runs; r++) {
+    measured.push(await measure(sites, profile));
+    if (runs > 1) console.log(`run ${r + 1} of ${runs}: ${measured.at(-1)!.nights.map((n) => fmt(n.sitesPerSecond)).join(', ')} sites/s`);
+  }
+  const raw = measured.map((m) => (m.rawBefore + m.rawAfter) / 2);
+  const rows = measured[0]!.nights.map((first, i) => {
+    const of = (m: Measured) => m.nights[i]!;
+    const rates = measured.map((m) => of(m).sitesPerSecond);
+    const ratios = measured.map((m, r) => of(m).sitesPerSecond / raw[r]!);
+    const seconds = measured.map((m) => of(m).seconds);
+    const requests = measured.map((m) => of(m).requests);
+    return `| ${first.label} | ${median(seconds).toFixed(1)} | ${spread(rates, fmt)} | ${spread(ratios, (n) => n.toFixed(2))} | ${median(requests).toLocaleString('en-US')} | ${mb(Math.max(...measured.map((m) => of(m).rssMax)))} |`;
+  });
+  const several = runs > 1;
+  const cpus = os.cpus();
+  const { start, end } = sectionMarkers(`pipeline-${sites}`);
+  const command = `npm run bench:pipeline -- --sites ${sites}${several ? ` --runs ${runs}` : ''}`;
+  const section = [
+    start,
+    `### ${sites.toLocaleString('en-US')} sites`,
+    '',
+    `\`${command}\` on ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (shared), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.${several ? ` ${runs} runs, each with a fresh database, web and worker: medians, and in brackets the range; a ratio is a run's rate over that run's peer.` : ''}`,
+    '',
+    `Peer in the same run${several ? 's' : ''}: a plain node:http loop, ${RAW_CONCURRENCY} at a time, a new connection each, before and after the nights: ${spread(raw, fmt)} robots.txt/s.`,
+    '',
+    `| night | seconds | sites/s | × raw rate | requests | worker RSS (max sampled) |`,
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    `Bytes per unchanged site-night (every table and index, after VACUUM, nights 3 and 4): **${spread(measured.map((m) => m.perSiteNight), (n) => n.toFixed(0))}**. Database after four nights: ${mb(median(measured.map((m) => m.databaseAfter)))}. Worker peak RSS (VmHWM${several ? ', the highest of the runs' : ''}): **${mb(Math.max(...measured.map((m) => m.peakRss)))}**.`,
+    end,
+  ].join('\n');
+  console.log(section);
+  if (write) {
+    writeBenchSection(`pipeline-${sites}`, section);
+    console.log(`\nwrote docs/benchmarks.md (section pipeline-${sites})`);
   }
 }
 
