@@ -20,7 +20,8 @@
  * - the worker's peak RSS (VmHWM) and its RSS sampled during each night.
  * `--profile DIR` runs the worker with --cpu-prof into DIR. `--runs K` repeats all of it K times,
  * each with a fresh database, web and worker, and reports medians with their range (the machine is
- * shared: one run's figures move by 10-20%).
+ * shared: one run's figures move by 10-20%). `BENCH_WORKER_FLAGS='--max-semi-space-size=32'` passes
+ * Node flags to the worker, to measure a runtime setting against the defaults.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -101,7 +102,7 @@ function procStatus(pid: number, field: string): number {
 }
 
 async function startWorker(env: Record<string, string>, profile: string | null): Promise<Worker> {
-  const node = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const node = [...(process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
   const child = spawn(process.execPath, [...node, path.join(ROOT, 'bin/robots-audit.js'), 'worker'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
