@@ -6,8 +6,6 @@
  * explain, for the group the crawler follows (R-42), exactly as the nightly verdicts are
  * computed (src/services/policy-evaluator.ts).
  */
-import type { FetchOutcome } from '../policy/fetch-outcome.js';
-import type { PolicyKind } from '../policy/effective-policy.js';
 import { followedAgent } from '../robots/crawlers.js';
 import { getPathParamsQuery } from '../robots/match.js';
 import { isInScope } from '../robots/origin.js';
@@ -15,7 +13,8 @@ import { parseRobotsTxt } from '../robots/parse.js';
 import { isValidUserAgentToObey } from '../robots/user-agent.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
-import type { NightPolicy, SiteRef } from './site-lookup.js';
+import { nightPolicyOf } from './site-lookup.js';
+import type { NightPolicy, NightPolicyRow, SiteRef } from './site-lookup.js';
 
 /** Change kinds that start a new stretch of outcome or policy. */
 const POLICY_EVENTS = ['first_seen', 'outcome', 'policy', 'fallback_started', 'fallback_ended'];
@@ -64,16 +63,7 @@ export interface SiteExplanation {
   verdict: ExplainVerdict;
 }
 
-interface StateRow extends Record<string, unknown> {
-  run_at: Date;
-  run_id: number;
-  run_key: string;
-  outcome: FetchOutcome;
-  status: number | null;
-  error_code: string | null;
-  policy: PolicyKind;
-  policy_reason: string;
-  unreachable_since: Date | null;
+interface StateRow extends NightPolicyRow {
   failed_nights: number;
   rules_run_at: Date | null;
   rules_run_key: string | null;
@@ -106,15 +96,7 @@ async function loadState(db: Queryable, site: SiteRef): Promise<{ state: SitePol
   );
   return {
     state: {
-      night: row.run_at,
-      runId: row.run_id,
-      runKey: row.run_key,
-      outcome: row.outcome,
-      status: row.status,
-      errorCode: row.error_code,
-      policy: row.policy,
-      policyReason: row.policy_reason,
-      unreachableSince: row.unreachable_since,
+      ...nightPolicyOf(row),
       failedNights: row.failed_nights,
       rulesNight: row.policy === 'rules' ? row.rules_run_at : null,
       rulesRunKey: row.policy === 'rules' ? row.rules_run_key : null,

@@ -8,11 +8,10 @@
  * changes (unique (site, run)), flips and alerts (their site indexes) of those runs only. So a
  * site's history costs the same with a year of nights for 100,000 sites as with one.
  */
-import type { FetchOutcome } from '../policy/fetch-outcome.js';
-import type { PolicyKind } from '../policy/effective-policy.js';
 import type { FlipRule } from '../db/schema.js';
 import type { Queryable } from './site-errors.js';
-import type { NightPolicy, SiteRef } from './site-lookup.js';
+import { nightPolicyOf } from './site-lookup.js';
+import type { NightPolicy, NightPolicyRow, SiteRef } from './site-lookup.js';
 
 /** Nights shown when `--limit` is not given. */
 export const DEFAULT_HISTORY_LIMIT = 30;
@@ -57,16 +56,7 @@ export interface SiteHistory {
   nights: HistoryNight[];
 }
 
-interface NightRow extends Record<string, unknown> {
-  run_at: Date;
-  run_id: number;
-  run_key: string;
-  outcome: FetchOutcome;
-  status: number | null;
-  error_code: string | null;
-  policy: PolicyKind;
-  policy_reason: string;
-  unreachable_since: Date | null;
+interface NightRow extends NightPolicyRow {
   rules_run_at: Date | null;
   rules_run_key: string | null;
   body_sha256: string | null;
@@ -119,15 +109,7 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
     site,
     totalNights: total?.n ?? 0,
     nights: nights.rows.map((n) => ({
-      night: n.run_at,
-      runId: n.run_id,
-      runKey: n.run_key,
-      outcome: n.outcome,
-      status: n.status,
-      errorCode: n.error_code,
-      policy: n.policy,
-      policyReason: n.policy_reason,
-      unreachableSince: n.unreachable_since,
+      ...nightPolicyOf(n),
       rulesNight: n.rules_run_at,
       rulesRunKey: n.rules_run_key,
       bodySha256: n.body_sha256,

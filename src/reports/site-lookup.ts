@@ -27,6 +27,33 @@ export interface NightPolicy {
   unreachableSince: Date | null;
 }
 
+/** The columns of a night's policy as the site queries select them (snapshots joined to its run). */
+export interface NightPolicyRow extends Record<string, unknown> {
+  run_at: Date;
+  run_id: number;
+  run_key: string;
+  outcome: FetchOutcome;
+  status: number | null;
+  error_code: string | null;
+  policy: PolicyKind;
+  policy_reason: string;
+  unreachable_since: Date | null;
+}
+
+export function nightPolicyOf(row: NightPolicyRow): NightPolicy {
+  return {
+    night: row.run_at,
+    runId: row.run_id,
+    runKey: row.run_key,
+    outcome: row.outcome,
+    status: row.status,
+    errorCode: row.error_code,
+    policy: row.policy,
+    policyReason: row.policy_reason,
+    unreachableSince: row.unreachable_since,
+  };
+}
+
 export interface SiteRef {
   id: number;
   origin: string;
