@@ -28,14 +28,15 @@ describe('global fetch rate', () => {
   // Redis's reply arrives, a few milliseconds later, possibly across the second's boundary. So the
   // property checked on start times is the one a rate of 5 per second guarantees whatever that
   // delay: eleven starts need three seconds' allowances, so any eleven span about a second or
-  // more (less the reply's delay, allowed 200 ms on a noisy machine).
+  // more (less the reply's delay, allowed 300 ms on a noisy machine; a limit twice too high would let
+  // eleven starts fall within a few milliseconds).
   it('two "processes" sharing 5 a second: any eleven of 15 fetch starts span about a second or more', async () => {
     const a = createFetchRate(redis, prefix, 5);
     const b = createFetchRate(other, prefix, 5);
     const starts: number[] = [];
     await Promise.all(Array.from({ length: 15 }, (_, i) => (i % 2 ? a : b).take().then(() => starts.push(Date.now()))));
     starts.sort((x, y) => x - y);
-    for (let i = 0; i + 10 < starts.length; i++) expect(starts[i + 10]! - starts[i]!).toBeGreaterThanOrEqual(800);
+    for (let i = 0; i + 10 < starts.length; i++) expect(starts[i + 10]! - starts[i]!).toBeGreaterThanOrEqual(700);
   });
 
   it('each second grants at most its allowance, whoever asks', async () => {
