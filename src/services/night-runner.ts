@@ -18,10 +18,9 @@ import { nextRetryDelayMs } from '../policy/index.js';
 import type { HostLock } from '../queues/host-lock.js';
 import type { FailedAttemptRow, RunClock, SiteContext } from '../db/night-store.js';
 import { loadBody, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
-import { responseRowOf } from '../db/responses.js';
 import { isTransientDbError } from '../db/db-errors.js';
-import { computeSiteNight } from './site-night.js';
-import type { NightLoaders, PreviousNight } from './site-night.js';
+import { answerOf, computeSiteNight } from './site-night.js';
+import type { NightLoaders, PreviousNight, SiteNight } from './site-night.js';
 import type { NightWriter } from './night-writer.js';
 import { StaleNightError } from './night-writer.js';
 
@@ -75,10 +74,7 @@ export interface BatchSummary {
 }
 
 export function createNightRunner(deps: NightRunnerDeps) {
-  const loaders: NightLoaders = {
-    body: (id) => loadBody(deps.pool, id),
-    spansInForce: (ids, previous, replayed) => loadSpansInForce(deps.pool, ids, previous, replayed),
-  };
+  const loaders = nightLoaders(deps.pool);
 
   // The crawler tokens new bodies are indexed for: read again at most once a minute (an `agents
   // import` reaches the workers within that; bodies stored before it are indexed by the import).
@@ -91,10 +87,6 @@ export function createNightRunner(deps: NightRunnerDeps) {
     }
     return catalogue.tokens;
   };
-
-  /** True when this night comes after the site's latest one (the usual case). */
-  const isLatest = (run: RunClock, state: PreviousNight | null) =>
-    state === null || run.runAt.getTime() > state.runAt.getTime() || (run.runAt.getTime() === state.runAt.getTime() && run.id > state.runId);
 
   /** Waits for the host's lock (held by another fetch of it, in any process); false if aborted first. */
   async function lockHost(host: string, holder: string, signal?: AbortSignal): Promise<boolean> {
@@ -117,24 +109,7 @@ export function createNightRunner(deps: NightRunnerDeps) {
   async function storeNight(run: RunClock, context: SiteContext, result: FetchResult, attempt: number): Promise<SiteOutcome> {
     let ctx = context;
     for (let tries = 1; ; tries++) {
-      const latest = isLatest(run, ctx.state);
-      const replay = latest ? { previous: ctx.state, nextNight: null } : await loadReplayContext(deps.pool, ctx.siteId, run);
-      const night = await computeSiteNight(
-        {
-          siteId: ctx.siteId,
-          origin: ctx.origin!,
-          runId: run.id,
-          runAt: run.runAt,
-          result,
-          attempt,
-          previous: replay.previous,
-          targets: ctx.targets,
-          targetsHash: ctx.targetsHash,
-          catalogueTokens: await catalogueTokens(),
-          nextNight: replay.nextNight,
-        },
-        loaders,
-      );
+      const night = await computeNightOf(deps.pool, loaders, run, ctx, result, attempt, await catalogueTokens());
       try {
         const { stored } = await deps.writer.submitNight(night);
         return stored ? { kind: 'stored', outcome: result.outcome } : { kind: 'already-stored' };
@@ -241,18 +216,58 @@ export function createNightRunner(deps: NightRunnerDeps) {
 
 export type NightRunner = ReturnType<typeof createNightRunner>;
 
+function nightLoaders(pool: pg.Pool): NightLoaders {
+  return {
+    body: (id) => loadBody(pool, id),
+    spansInForce: (ids, previous, replayed) => loadSpansInForce(pool, ids, previous, replayed),
+  };
+}
+
+/** True when this night comes after the site's latest one (the usual case). */
+function isLatest(run: RunClock, state: PreviousNight | null): boolean {
+  return state === null || run.runAt.getTime() > state.runAt.getTime() || (run.runAt.getTime() === state.runAt.getTime() && run.id > state.runId);
+}
+
+/** A site's night from its final attempt: compared with its state, or (a night replayed before its latest) with the nights around it. */
+async function computeNightOf(
+  pool: pg.Pool,
+  loaders: NightLoaders,
+  run: RunClock,
+  ctx: SiteContext,
+  result: FetchResult,
+  attempt: number,
+  catalogueTokens: string[],
+): Promise<SiteNight> {
+  const replay = isLatest(run, ctx.state) ? { previous: ctx.state, nextNight: null } : await loadReplayContext(pool, ctx.siteId, run);
+  return computeSiteNight(
+    {
+      siteId: ctx.siteId,
+      origin: ctx.origin!,
+      runId: run.id,
+      runAt: run.runAt,
+      result,
+      attempt,
+      previous: replay.previous,
+      targets: ctx.targets,
+      targetsHash: ctx.targetsHash,
+      catalogueTokens,
+      nextNight: replay.nextNight,
+    },
+    loaders,
+  );
+}
+
 
 function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: FetchResult): FailedAttemptRow {
-  const response = responseRowOf(r);
-  const same = response !== null && ctx.state?.responseKey != null && ctx.state.responseKey.equals(response.key);
+  const answer = answerOf(r, ctx.state);
   return {
     siteId: ctx.siteId,
     runId,
     attempt,
     startedAt: r.startedAt,
     durationMs: r.durationMs,
-    response: response === null ? null : same ? { id: ctx.state!.responseId! } : { key: response.key },
-    newResponse: response !== null && !same ? response : null,
+    response: answer.ref,
+    newResponse: answer.newRow,
     fullSize: r.fullSize !== null && r.fullSize !== r.bodyBytes ? r.fullSize : null,
     outcome: r.outcome,
     status: r.status,
@@ -270,24 +285,7 @@ export async function storeSingleNight(pool: pg.Pool, runId: number, siteId: num
   if (!run) throw new Error(`no run ${runId}`);
   const ctx = (await loadSiteContexts(pool, run, [siteId])).get(siteId);
   if (!ctx?.origin) throw new Error(`no site ${siteId}`);
-  const latest = ctx.state === null || run.runAt > ctx.state.runAt || (run.runAt.getTime() === ctx.state.runAt.getTime() && run.id > ctx.state.runId);
-  const replay = latest ? { previous: ctx.state, nextNight: null } : await loadReplayContext(pool, siteId, run);
-  const night = await computeSiteNight(
-    {
-      siteId,
-      origin: ctx.origin,
-      runId,
-      runAt: run.runAt,
-      result,
-      attempt: 1,
-      previous: replay.previous,
-      targets: ctx.targets,
-      targetsHash: ctx.targetsHash,
-      catalogueTokens: await loadCatalogueTokens(pool),
-      nextNight: replay.nextNight,
-    },
-    { body: (id) => loadBody(pool, id), spansInForce: (ids, previous, replayed) => loadSpansInForce(pool, ids, previous, replayed) },
-  );
+  const night = await computeNightOf(pool, nightLoaders(pool), run, ctx, result, 1, await loadCatalogueTokens(pool));
   const client = await pool.connect();
   try {
     const stored = await storeNights(client, [night], []);

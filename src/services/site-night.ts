@@ -272,6 +272,20 @@ export function evaluationKey(policy: PolicyKind, rulesSha256: Buffer | null, ta
     .subarray(0, 16);
 }
 
+/**
+ * The answer's `responses` row, referenced by the id of the site's last one when the headers are
+ * the same (stored once), or by its key as a new row (`newRow`); null when nothing answered.
+ */
+export function answerOf(
+  result: FetchResult,
+  last: Pick<PreviousNight, 'responseId' | 'responseKey'> | null,
+): { row: ResponseRow | null; ref: ResponseRef | null; newRow: ResponseRow | null } {
+  const row = responseRowOf(result);
+  if (row === null) return { row, ref: null, newRow: null };
+  const same = last?.responseKey != null && last.responseKey.equals(row.key);
+  return same ? { row, ref: { id: last.responseId! }, newRow: null } : { row, ref: { key: row.key }, newRow: row };
+}
+
 export async function computeSiteNight(input: SiteNightInput, load: NightLoaders): Promise<SiteNight> {
   const { result, previous, runId, runAt, siteId } = input;
 
@@ -296,9 +310,8 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
       : null;
 
   // The answer's headers: the previous night's row when they are the same.
-  const response = responseRowOf(result);
-  const sameResponse = response !== null && previous?.responseKey != null && previous.responseKey.equals(response.key);
-  const responseRef: ResponseRef | null = response === null ? null : sameResponse ? { id: previous!.responseId! } : { key: response.key };
+  const answer = answerOf(result, previous);
+  const responseRef = answer.ref;
 
   // What changed against the previous night (a site's first night is its baseline).
   const kinds: ChangeKind[] = [];
@@ -481,7 +494,7 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
               : null,
         lastReachable: reached ? { runId, outcome: result.outcome } : (previous?.lastReachable ?? null),
         response: responseRef,
-        responseKey: response?.key ?? null,
+        responseKey: answer.row?.key ?? null,
         evalKey,
         failedNights: reached ? 0 : (previous?.failedNights ?? 0) + 1,
         lastChangeRunId: change && !(kinds.length === 1 && kinds[0] === 'first_seen') ? runId : (previous?.lastChangeRunId ?? null),
@@ -492,7 +505,7 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     runId,
     snapshot,
     newBody,
-    newResponse: response !== null && !sameResponse ? response : null,
+    newResponse: answer.newRow,
     change,
     spans,
     flips: flipRows,
