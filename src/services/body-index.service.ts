@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { loadCatalogueTokens, storeBodyIndexes } from '../db/night-store.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import { indexBody } from './body-index.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** Bodies parsed per round trip. */
 export const INDEX_BATCH = 200;
@@ -42,21 +43,13 @@ export async function reindexBodiesInUse(pool: pg.Pool): Promise<number> {
       [after, INDEX_BATCH],
     );
     if (rows.length === 0) return done;
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
+    await inTransaction(pool, async (client) => {
       await client.query('delete from body_agent_access where body_id = any($1::int[])', [rows.map((r) => r.id)]);
       await storeBodyIndexes(
         client,
         rows.map((b) => ({ id: b.id, index: { ...indexBody(parseRobotsTxt(b.content), tokens), rules: [] } })),
       );
-      await client.query('commit');
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
     done += rows.length;
     after = rows.at(-1)!.id;
   }

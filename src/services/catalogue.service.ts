@@ -6,6 +6,7 @@
  * a catalogue is imported whole or not at all.
  */
 import type pg from 'pg';
+import { inTransaction } from '../db/transaction.js';
 import { familyOfCategory } from '../crawlers/index.js';
 import type { CatalogueEntry } from '../crawlers/index.js';
 
@@ -24,9 +25,7 @@ export interface CatalogueSync {
 export async function syncCatalogue(pool: pg.Pool, entries: readonly CatalogueEntry[], options: { overwrite: boolean }): Promise<CatalogueSync> {
   const unique = [...new Map(entries.map((e) => [e.token.toLowerCase(), e])).values()];
   if (unique.length === 0) return { added: [], updated: [] };
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  const { added, updated } = await inTransaction(pool, async (client) => {
     const values = [unique.map((e) => e.token), unique.map((e) => e.category), unique.map((e) => e.operator), unique.map((e) => familyOfCategory(e.category))];
     const added = await client.query<{ token: string }>(
       `insert into user_agents (token, category, operator, family, is_default)
@@ -43,13 +42,8 @@ export async function syncCatalogue(pool: pg.Pool, entries: readonly CatalogueEn
        returning a.token`,
       [...values, options.overwrite],
     );
-    await client.query('commit');
-    const addedSet = new Set(added.rows.map((r) => r.token.toLowerCase()));
-    return { added: added.rows.map((r) => r.token), updated: updated.rows.map((r) => r.token).filter((t) => !addedSet.has(t.toLowerCase())) };
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+    return { added, updated };
+  });
+  const addedSet = new Set(added.rows.map((r) => r.token.toLowerCase()));
+  return { added: added.rows.map((r) => r.token), updated: updated.rows.map((r) => r.token).filter((t) => !addedSet.has(t.toLowerCase())) };
 }

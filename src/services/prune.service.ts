@@ -12,6 +12,7 @@
  * `batchSites`, one transaction each, so a large prune never holds long locks.
  */
 import type pg from 'pg';
+import { inTransaction } from '../db/transaction.js';
 
 export interface PruneOptions {
   before: Date;
@@ -51,38 +52,35 @@ export async function pruneBefore(pool: pg.Pool, options: PruneOptions): Promise
   const verb = options.dryRun ? 'select count(*)::int as n from' : 'delete from';
   for (let from = min ?? 0; min !== null && max !== null && from <= max; from += size) {
     const range = [from, from + size - 1, options.before];
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      const snapshots = await client.query<{ n: number }>(
-        `with kept as (${KEPT})
-         ${verb} snapshots n where n.site_id between $1 and $2 and n.run_at < $3
-           and not exists (select 1 from kept k where k.site_id = n.site_id and k.run_id = n.run_id)`,
-        range,
-      );
-      const attempts = await client.query<{ n: number }>(
-        `${verb} failed_attempts f where f.site_id between $1 and $2
-           and f.run_id in (select id from audit_runs where run_at < $3)
-           and not exists (select 1 from snapshots n where n.site_id = f.site_id and n.run_id = f.run_id)
-           and exists (select 1 from audit_runs r where r.id = f.run_id and r.status <> 'running')`,
-        range,
-      );
-      const verdicts = await client.query<{ n: number }>(
-        `${verb} verdicts v where v.tracked_url_id in (select id from tracked_urls where site_id between $1 and $2)
-           and v.to_run_id is not null and v.valid_to <= $3`,
-        range,
-      );
-      await client.query(options.dryRun ? 'rollback' : 'commit');
-      const count = (r: pg.QueryResult<{ n: number }>) => (options.dryRun ? (r.rows[0]?.n ?? 0) : (r.rowCount ?? 0));
-      result.snapshots += count(snapshots);
-      result.failedAttempts += count(attempts);
-      result.verdicts += count(verdicts);
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    // A dry run counts in the same statements and keeps nothing.
+    const { snapshots, attempts, verdicts } = await inTransaction(
+      pool,
+      async (client) => ({
+        snapshots: await client.query<{ n: number }>(
+          `with kept as (${KEPT})
+           ${verb} snapshots n where n.site_id between $1 and $2 and n.run_at < $3
+             and not exists (select 1 from kept k where k.site_id = n.site_id and k.run_id = n.run_id)`,
+          range,
+        ),
+        attempts: await client.query<{ n: number }>(
+          `${verb} failed_attempts f where f.site_id between $1 and $2
+             and f.run_id in (select id from audit_runs where run_at < $3)
+             and not exists (select 1 from snapshots n where n.site_id = f.site_id and n.run_id = f.run_id)
+             and exists (select 1 from audit_runs r where r.id = f.run_id and r.status <> 'running')`,
+          range,
+        ),
+        verdicts: await client.query<{ n: number }>(
+          `${verb} verdicts v where v.tracked_url_id in (select id from tracked_urls where site_id between $1 and $2)
+             and v.to_run_id is not null and v.valid_to <= $3`,
+          range,
+        ),
+      }),
+      { commit: !options.dryRun },
+    );
+    const count = (r: pg.QueryResult<{ n: number }>) => (options.dryRun ? (r.rows[0]?.n ?? 0) : (r.rowCount ?? 0));
+    result.snapshots += count(snapshots);
+    result.failedAttempts += count(attempts);
+    result.verdicts += count(verdicts);
   }
   if (options.dryRun) return result;
   // What no night, attempt or state references any more.
