@@ -9,6 +9,7 @@
  */
 import type { AppConfig } from '../src/config/env.js';
 import type { Logger } from '../src/log/logger.js';
+import { tallyOf } from '../src/db/runs.repo.js';
 import { JOBS } from '../src/queues/contracts.js';
 import { syncPortfolioSchedulers } from '../src/queues/portfolio-schedules.js';
 import { createRuntime } from '../src/services/runtime.js';
@@ -75,7 +76,7 @@ async function schedule(config: AppConfig, log: Logger, health: ProcessHealth, s
   const lastProgress = new Map<number, string>();
   const reconcile = async () => {
     for (const run of await runtime.repos.runs.runningRuns()) {
-      const progress = JSON.stringify(await runtime.repos.changes.runProgress(run.id));
+      const progress = JSON.stringify(tallyOf(run));
       const stalled = lastProgress.get(run.id) === progress;
       lastProgress.set(run.id, progress);
       if (!stalled) continue;

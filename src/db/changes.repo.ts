@@ -4,26 +4,18 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
+import { progressColumns, tallyOf } from './runs.repo.js';
+import type { RunTally } from './runs.repo.js';
 import { alertDeliveries, alerts, auditRuns, snapshotChanges } from './schema.js';
 
 export type Change = typeof snapshotChanges.$inferSelect;
 
 export function createChangesRepo(db: Executor) {
   return {
-    /**
-     * Progress of a run, from its row: nights stored, and sites skipped (removed while it ran)
-     * or failed for good.
-     */
-    async runProgress(runId: number): Promise<{ done: number; skipped: number; failed: number; total: number }> {
-      const rows = await db.select().from(auditRuns).where(eq(auditRuns.id, runId)).limit(1);
-      const run = rows[0];
-      if (!run) return { done: 0, skipped: 0, failed: 0, total: 0 };
-      return {
-        done: run.sitesDone,
-        skipped: Object.keys(run.counts.skipped ?? {}).length,
-        failed: Object.keys(run.counts.failed ?? {}).length,
-        total: run.sitesTotal,
-      };
+    /** Progress of a run, from its row (without its site list). */
+    async runProgress(runId: number): Promise<RunTally> {
+      const rows = await db.select(progressColumns).from(auditRuns).where(eq(auditRuns.id, runId)).limit(1);
+      return rows[0] ? tallyOf(rows[0]) : { done: 0, skipped: 0, failed: 0, total: 0 };
     },
 
     /** The change record of a site's night, if anything changed. */

@@ -11,7 +11,26 @@ export type AuditRun = typeof auditRuns.$inferSelect;
 /** A run without its site list: what progress and completion need (the list is ~6 bytes a site). */
 export type RunProgress = Omit<AuditRun, 'siteIds'>;
 
-const { siteIds: _siteIds, ...progressColumns } = getTableColumns(auditRuns);
+const { siteIds: _siteIds, ...withoutSiteIds } = getTableColumns(auditRuns);
+/** Every column of audit_runs but the site list. */
+export const progressColumns = withoutSiteIds;
+
+export interface RunTally {
+  done: number;
+  skipped: number;
+  failed: number;
+  total: number;
+}
+
+/** A run's progress from its row: nights stored, and sites skipped (removed while it ran) or failed for good. */
+export function tallyOf(run: RunProgress): RunTally {
+  return {
+    done: run.sitesDone,
+    skipped: Object.keys(run.counts.skipped ?? {}).length,
+    failed: Object.keys(run.counts.failed ?? {}).length,
+    total: run.sitesTotal,
+  };
+}
 export type CreateRunInput = Pick<typeof auditRuns.$inferInsert, 'runKey' | 'trigger' | 'runAt'> &
   Partial<Pick<typeof auditRuns.$inferInsert, 'portfolioId' | 'startedAt' | 'sitesTotal' | 'siteIds'>>;
 
@@ -64,8 +83,8 @@ export function createRunsRepo(db: Executor) {
     },
 
     /** Runs not yet finished, oldest first. */
-    runningRuns(): Promise<AuditRun[]> {
-      return db.select().from(auditRuns).where(eq(auditRuns.status, 'running')).orderBy(auditRuns.id);
+    runningRuns(): Promise<RunProgress[]> {
+      return db.select(progressColumns).from(auditRuns).where(eq(auditRuns.status, 'running')).orderBy(auditRuns.id);
     },
 
     /** Sets `started_at` the first time only. */
