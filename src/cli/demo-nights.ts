@@ -4,10 +4,8 @@
  * so that a night costs its work and not a start-up: 46 nights fit in the demo's minute.
  */
 import { sql } from 'drizzle-orm';
-import type { RunProgress } from '../db/index.js';
-import { finishRunIfComplete } from '../services/pipeline-workers.js';
 import type { Runtime } from '../services/runtime.js';
-import { runKeyFor, summarizeRun, WAIT_RECONCILE_MS } from './commands/audit.command.js';
+import { followRun, runKeyFor, summarizeRun } from './commands/audit.command.js';
 import type { RunSummary } from './commands/audit.command.js';
 
 /** How often a night's run is looked at: short, as a demo night takes a few hundred milliseconds. */
@@ -30,21 +28,7 @@ export interface ReplayedNight {
 /** Starts the night's run and waits until it has ended; a stalled run is reconciled as `audit --wait` does. */
 export async function replayNight(rt: Runtime, night: Date): Promise<ReplayedNight> {
   const { run } = await rt.lifecycle.startRun({ runKey: runKeyFor(night, null, new Date()), trigger: 'manual', runAt: night, portfolio: null });
-  let ended: RunProgress = run;
-  let lastDone = -1;
-  let lastChange = Date.now();
-  while (ended.status === 'running') {
-    await new Promise((resolve) => setTimeout(resolve, DEMO_POLL_MS));
-    ended = (await rt.repos.runs.getRunProgress(run.id)) ?? ended;
-    if (ended.sitesDone !== lastDone) {
-      lastDone = ended.sitesDone;
-      lastChange = Date.now();
-    } else if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
-      await rt.lifecycle.reconcile(run.id);
-      await finishRunIfComplete(rt, run.id);
-      lastChange = Date.now();
-    }
-  }
+  const ended = run.status === 'running' ? await followRun(rt, run.id, DEMO_POLL_MS) : run;
   const failed = Object.keys(ended.counts.failed ?? {}).length;
   if (ended.status !== 'completed' || failed > 0) throw new Error(`the run of ${night.toISOString()} ended ${ended.status} with ${failed} failed sites`);
   const alerts = await rt.db.db.execute<{ severity: string; kind: string; title: string }>(

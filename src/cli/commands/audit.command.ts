@@ -10,6 +10,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
 import type { RunProgress } from '../../db/index.js';
+import { tallyOf } from '../../db/runs.repo.js';
 import { jobIds, QUEUES } from '../../queues/contracts.js';
 import { createRuntime } from '../../services/runtime.js';
 import type { Runtime } from '../../services/runtime.js';
@@ -50,10 +51,13 @@ export function runKeyFor(at: Date | null, portfolio: string | null, now: Date):
   return at ? `at-${at.toISOString()}${scope}` : `manual-${now.toISOString()}-${randomUUID().slice(0, 8)}${scope}`;
 }
 
-/** The sites of the run that failed for good, with their site job's last error when it is still kept. */
-async function failedSitesOf(rt: Runtime, run: RunProgress): Promise<string[]> {
+/** Failed-for-good sites named after a run's summary; the count covers the others. */
+const FAILED_SITES_SHOWN = 20;
+
+/** The first `limit` sites of the run that failed for good, with their site job's last error when it is still kept. */
+async function failedSitesOf(rt: Runtime, run: RunProgress, limit: number): Promise<string[]> {
   const failed: string[] = [];
-  for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number)) {
+  for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number).slice(0, limit)) {
     const job = await rt.queues.site.getJob(jobIds.fetchSite({ runId: run.id, siteId }));
     const site = await rt.repos.sites.getSite(siteId);
     failed.push(`${site?.origin ?? `site ${siteId}`}: ${job?.failedReason ?? 'failed'}`);
@@ -127,35 +131,49 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
       )
     : null;
   const started = Date.now();
-  let lastDone = -1;
-  let lastChange = Date.now();
   let lastLine = 0;
-  let run = (await rt.repos.runs.getRunProgress(runId))!;
-  bar?.start(run.sitesTotal, 0, { failures: 0, rate: '0.0', eta: '-' });
+  let lastPolled = -1;
+  const first = (await rt.repos.runs.getRunProgress(runId))!;
+  bar?.start(first.sitesTotal, 0, { failures: 0, rate: '0.0', eta: '-' });
   try {
-    for (;;) {
-      run = (await rt.repos.runs.getRunProgress(runId))!;
-      const done = run.sitesDone + Object.keys(run.counts.skipped ?? {}).length + Object.keys(run.counts.failed ?? {}).length;
+    return await followRun(rt, runId, WAIT_POLL_MS, (run, done) => {
       const failures = (run.counts.outcome?.server_error ?? 0) + (run.counts.outcome?.network_error ?? 0);
       const rate = (done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
       if (bar) bar.update(done, { failures, rate, eta: etaText(run.sitesTotal - done, Number(rate)) });
-      else if (done !== lastDone && (Date.now() - lastLine > 2_000 || done >= run.sitesTotal)) {
+      else if (done !== lastPolled && (Date.now() - lastLine > 2_000 || done >= run.sitesTotal)) {
         progressOut.write(`progress: ${done}/${run.sitesTotal} sites, ${failures} unreachable, ${rate}/s\n`);
         lastLine = Date.now();
       }
-      if (run.status !== 'running') return run;
-      if (done !== lastDone) {
-        lastDone = done;
-        lastChange = Date.now();
-      } else if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
-        await rt.lifecycle.reconcile(runId);
-        await finishRunIfComplete(rt, runId);
-        lastChange = Date.now();
-      }
-      await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
-    }
+      lastPolled = done;
+    });
   } finally {
     bar?.stop();
+  }
+}
+
+/**
+ * Polls a run every `pollMs` until it is no longer running, telling `onPoll` its sites accounted
+ * for (stored, skipped or failed). With no progress for WAIT_RECONCILE_MS, what lost jobs left
+ * undone is queued again and the run ended if it is complete.
+ */
+export async function followRun(rt: Runtime, runId: number, pollMs: number, onPoll: (run: RunProgress, done: number) => void = () => {}): Promise<RunProgress> {
+  let lastDone = -1;
+  let lastChange = Date.now();
+  for (;;) {
+    const run = (await rt.repos.runs.getRunProgress(runId))!;
+    const tally = tallyOf(run);
+    const done = tally.done + tally.skipped + tally.failed;
+    onPoll(run, done);
+    if (run.status !== 'running') return run;
+    if (done !== lastDone) {
+      lastDone = done;
+      lastChange = Date.now();
+    } else if (Date.now() - lastChange > WAIT_RECONCILE_MS) {
+      await rt.lifecycle.reconcile(runId);
+      await finishRunIfComplete(rt, runId);
+      lastChange = Date.now();
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
@@ -203,11 +221,11 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
       const ended = await waitForRun(rt, run.id, options.json ? io.stderr : io.stdout);
       // Deliveries go out once the run ended; let the in-process worker finish them.
       if (workers) await drainAlerts(rt, run.id);
-      const failed = await failedSitesOf(rt, ended);
-      const summary = await summarizeRun(rt, ended, failed.length);
+      const failedCount = tallyOf(ended).failed;
+      const summary = await summarizeRun(rt, ended, failedCount);
       io.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
-      for (const f of failed.slice(0, 20)) io.stderr.write(`failed: ${f}\n`);
-      if (ended.status !== 'completed' || failed.length > 0) io.exitCode = 1;
+      for (const f of await failedSitesOf(rt, ended, FAILED_SITES_SHOWN)) io.stderr.write(`failed: ${f}\n`);
+      if (ended.status !== 'completed' || failedCount > 0) io.exitCode = 1;
     } finally {
       await workers?.close(config.ROBOTS_AUDIT_SHUTDOWN_GRACE_MS);
       await rt.close();
