@@ -31,7 +31,8 @@ interface ChangeRow {
 }
 
 /** `ok → server_error`, or the value alone when it did not move. */
-const move = (from: string | null, to: string) => (from === null || from === to ? to : `${from} → ${to}`);
+/** `from → to`, or `to` alone when nothing moved. */
+export const move = (from: string | null, to: string) => (from === null || from === to ? to : `${from} → ${to}`);
 
 export async function changesReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
   const since = await recentSince(pool, filters);

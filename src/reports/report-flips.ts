@@ -8,6 +8,7 @@ import type { FlipRule } from '../db/schema.js';
 import type { ReportColumn, ReportTable } from './format.js';
 import type { ReportFilters } from './report-filters.js';
 import { recentSince } from './recent.js';
+import { ruleLine } from '../robots/diff.js';
 
 export const FLIPS_COLUMNS: readonly ReportColumn[] = [
   { key: 'night', header: 'NIGHT', type: 'time' },
@@ -37,9 +38,7 @@ const verdict = (allowed: boolean | null) => (allowed === null ? null : allowed 
 
 /** `Disallow: /private (line 12)`, or `no rule` when nothing matched (the URL is then allowed). */
 export function ruleText(rule: FlipRule | null): string {
-  if (!rule) return 'no rule';
-  const key = rule.kind === 'allow' ? 'Allow' : 'Disallow';
-  return `${key}: ${rule.value} (line ${rule.line})`;
+  return rule ? `${ruleLine(rule)} (line ${rule.line})` : 'no rule';
 }
 
 export async function flipsReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {

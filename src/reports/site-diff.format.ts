@@ -4,8 +4,7 @@
  * lines green and removed ones red when colour is on. Pure.
  */
 import type { CrawlerRuleChange, FollowedGroup } from '../robots/crawler-diff.js';
-import { describeRobotsDiff } from '../robots/diff.js';
-import type { RuleRef } from '../robots/diff.js';
+import { describeRobotsDiff, ruleLine } from '../robots/diff.js';
 import type { SiteDiffReport } from './site-diff.js';
 import type { SiteVersion } from './site-versions.js';
 import { formatNight, plural } from './site-text.js';
@@ -70,8 +69,6 @@ function versionLine(v: SiteVersion): string {
   return `version ${v.number}: ${nights} (first run ${v.firstRunKey}); ${plural(v.bytes, 'byte')}, sha256 ${v.sha256.slice(0, 12)}`;
 }
 
-const ruleText = (r: RuleRef) => `${r.kind === 'allow' ? 'Allow' : 'Disallow'}: ${r.value}`;
-
 function groupText(g: FollowedGroup): string {
   if (g.kind === 'none') return 'no group';
   if (g.kind === 'global') return 'the * group';
@@ -105,8 +102,8 @@ export function crawlerLines(crawlers: readonly CrawlerRuleChange[]): string[] {
     const regrouped = change.before.kind !== change.after.kind || change.before.token !== change.after.token;
     const groups = regrouped ? `${groupText(change.before)} → ${groupText(change.after)}` : groupText(change.after);
     lines.push(`${names.join(', ')} (${groups})`);
-    for (const r of change.lost) lines.push(`  - ${ruleText(r)}`);
-    for (const r of change.gained) lines.push(`  + ${ruleText(r)}`);
+    for (const r of change.lost) lines.push(`  - ${ruleLine(r)}`);
+    for (const r of change.gained) lines.push(`  + ${ruleLine(r)}`);
     if (change.lost.length === 0 && change.gained.length === 0) lines.push('  (the same rules)');
   }
   if (unchanged.length > 0) lines.push(`unchanged: ${unchanged.join(', ')}`);

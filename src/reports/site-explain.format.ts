@@ -6,6 +6,7 @@
 import { UNREACHABLE_FALLBACK_DAYS } from '../policy/effective-policy.js';
 import type { SiteExplanation, SitePolicyState } from './site-explain.js';
 import { formatNight, plural } from './site-text.js';
+import { ruleLine } from '../robots/diff.js';
 
 const night = (at: Date, runKey: string) => `${formatNight(at)} (run ${runKey})`;
 
@@ -58,7 +59,7 @@ function decidingText(x: SiteExplanation): string {
   if (v.rule) {
     // C8: an Allow of .../index.html also allows the directory itself.
     const via = v.rule.viaIndexHtml ? `, read as ${v.rule.pattern} (index.html rule)` : '';
-    return `line ${v.rule.line}: ${v.rule.kind === 'allow' ? 'Allow' : 'Disallow'}: ${v.rule.value}${via}`;
+    return `line ${v.rule.line}: ${ruleLine(v.rule)}${via}`;
   }
   if (v.decidedBy === 'no_group') return 'none';
   return `none: no rule of the group matches ${x.path}, so it is allowed`;

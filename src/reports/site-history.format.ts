@@ -4,6 +4,7 @@
  */
 import type { HistoryFlip, HistoryNight, SiteHistory } from './site-history.js';
 import { alignColumns, formatNight, outcomeText, plural, policyText } from './site-text.js';
+import { ruleLine } from '../robots/diff.js';
 
 /** Flip lines (one per URL and change) shown under one night; `--json` lists every flip. */
 export const MAX_FLIP_LINES = 8;
@@ -17,7 +18,7 @@ const verdictWord = (allowed: boolean | null) => (allowed === null ? 'new' : all
 export function flipLines(flips: readonly HistoryFlip[], max = MAX_FLIP_LINES): string[] {
   const groups = new Map<string, string[]>();
   for (const f of flips) {
-    const rule = f.ruleAfter ? `, line ${f.ruleAfter.line}: ${f.ruleAfter.kind === 'allow' ? 'Allow' : 'Disallow'}: ${f.ruleAfter.value}` : '';
+    const rule = f.ruleAfter ? `, line ${f.ruleAfter.line}: ${ruleLine(f.ruleAfter)}` : '';
     const head = `${f.url}: ${verdictWord(f.from)} → ${verdictWord(f.to)} (${f.cause}${rule})`;
     const agents = groups.get(head);
     if (agents) agents.push(f.agent);

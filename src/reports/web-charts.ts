@@ -14,21 +14,18 @@ export interface WeekCount {
 }
 
 /** Changes per week (first sightings left out): the rules, the fetch outcome or policy, anything else (text, sitemaps). */
-export async function changesPerWeek(pool: pg.Pool, portfolioId: number | null): Promise<WeekCount[]> {
-  const [weeks, counts] = await Promise.all([
-    auditedWeeks(pool),
-    pool.query<WeekCount>(
-      `select ${WEEK('r.run_at')} as week,
-              count(*) filter (where c.kinds && '{rules}')::int as rules,
-              count(*) filter (where not c.kinds && '{rules}' and c.kinds && '{outcome,policy,fallback_started,fallback_ended}')::int as outcome,
-              count(*) filter (where not c.kinds && '{rules,outcome,policy,fallback_started,fallback_ended}')::int as other
-       from snapshot_changes c join audit_runs r on r.id = c.run_id
-       where c.kinds <> '{first_seen}'
-         and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = c.site_id and ps.portfolio_id = $1))
-       group by 1`,
-      [portfolioId],
-    ),
-  ]);
+export async function changesPerWeek(pool: pg.Pool, portfolioId: number | null, weeks: Date[]): Promise<WeekCount[]> {
+  const counts = await pool.query<WeekCount>(
+    `select ${WEEK('r.run_at')} as week,
+            count(*) filter (where c.kinds && '{rules}')::int as rules,
+            count(*) filter (where not c.kinds && '{rules}' and c.kinds && '{outcome,policy,fallback_started,fallback_ended}')::int as outcome,
+            count(*) filter (where not c.kinds && '{rules,outcome,policy,fallback_started,fallback_ended}')::int as other
+     from snapshot_changes c join audit_runs r on r.id = c.run_id
+     where c.kinds <> '{first_seen}'
+       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = c.site_id and ps.portfolio_id = $1))
+     group by 1`,
+    [portfolioId],
+  );
   const byWeek = new Map(counts.rows.map((r) => [r.week.getTime(), r]));
   // Every week from the first night to the last: a week without a change is a bar of zero, not a gap.
   return weeks.map((week) => byWeek.get(week.getTime()) ?? { week, rules: 0, outcome: 0, other: 0 });
@@ -39,7 +36,7 @@ const WEEK = (column: string) => `(date_trunc('week', ${column} at time zone 'UT
 const WEEK_MS = 7 * 86_400_000;
 
 /** Every week from the first night's to the latest night's. */
-async function auditedWeeks(pool: pg.Pool): Promise<Date[]> {
+export async function auditedWeeks(pool: pg.Pool): Promise<Date[]> {
   const { rows } = await pool.query<{ first: Date | null; last: Date | null }>(
     `select ${WEEK('min(run_at)')} as first, ${WEEK('max(run_at)')} as last from audit_runs`,
   );
@@ -56,10 +53,9 @@ export interface BlockingSeries {
   series: { token: string; shares: number[] }[];
 }
 
-export async function aiBlockingShare(pool: pg.Pool, portfolioId: number | null): Promise<BlockingSeries> {
+export async function aiBlockingShare(pool: pg.Pool, portfolioId: number | null, weeks: Date[]): Promise<BlockingSeries> {
   const inPortfolio = `($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = t.site_id and ps.portfolio_id = $1))`;
-  const [weeks, deltas, audited] = await Promise.all([
-    auditedWeeks(pool),
+  const [deltas, audited] = await Promise.all([
     pool.query<{ token: string; week: Date; delta: number }>(
       `select a.token, ${WEEK('e.at')} as week, sum(e.delta)::int as delta
        from (

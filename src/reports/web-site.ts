@@ -12,6 +12,7 @@ import type { Diagnostic } from '../robots/index.js';
 import { describeSites } from './web-overview.js';
 import type { OverviewRow } from './web-overview.js';
 import { bodyLines, visibleText } from './web-paging.js';
+import { move } from './report-changes.js';
 
 /** Nights on the timeline: a bit more than a year. */
 export const TIMELINE_NIGHTS = 400;
@@ -107,8 +108,6 @@ interface ChangeRow {
   rule_diff: RobotsDiff | null;
   has_text: boolean;
 }
-
-const move = (from: string | null, to: string) => (from === null || from === to ? to : `${from} → ${to}`);
 
 function siteChange(r: ChangeRow): SiteChange {
   return {

@@ -248,7 +248,8 @@ export function hasSemanticChange(diff: RobotsDiff): boolean {
 
 export type DiffPart = 'rules' | 'sitemaps' | 'records';
 
-const ruleLine = (r: RuleRef) => `${r.kind === 'allow' ? 'Allow' : 'Disallow'}: ${r.value}`;
+/** A rule as its line reads in a robots.txt: `Disallow: /private/`. */
+export const ruleLine = (r: { kind: 'allow' | 'disallow'; value: string }) => `${r.kind === 'allow' ? 'Allow' : 'Disallow'}: ${r.value}`;
 
 /**
  * The semantic diff as short lines for people (alerts, CLI):

@@ -10,7 +10,7 @@ import { buildReport, formatReport, resolveReportFilters } from '../reports/inde
 import type { ReportName, ReportRow, ReportTable } from '../reports/index.js';
 import { latestNight } from '../reports/report-filters.js';
 import { aiMatrix } from '../reports/web-ai-matrix.js';
-import { aiBlockingShare, changesPerWeek } from '../reports/web-charts.js';
+import { aiBlockingShare, auditedWeeks, changesPerWeek } from '../reports/web-charts.js';
 import { ALERT_KINDS, CHANGE_KINDS, EVENT_TYPES, FLIP_CAUSES, eventsPage, flipCrawlers } from '../reports/web-events.js';
 import { overviewPage } from '../reports/web-overview.js';
 import { pageSize } from '../reports/web-paging.js';
@@ -157,7 +157,9 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
   app.get('/charts', async (request, reply) => {
     const q = parseParams(chartsParams, request.query);
     const [id, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), portfolioNames(pool)]);
-    const [weeks, blocking] = await Promise.all([changesPerWeek(pool, id), aiBlockingShare(pool, id)]);
+    // Both series run over the same weeks: every week from the first audited night to the last.
+    const audited = await auditedWeeks(pool);
+    const [weeks, blocking] = await Promise.all([changesPerWeek(pool, id, audited), aiBlockingShare(pool, id, audited)]);
     const changesSvg = stackedBarsSvg(
       weeks.map((w) => ({ label: w.week, parts: [{ key: 'rules', value: w.rules }, { key: 'outcome', value: w.outcome }, { key: 'other', value: w.other }] })),
       'Changes per week',
