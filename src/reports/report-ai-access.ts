@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import type { ReportColumn, ReportTable } from './format.js';
+import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 
 export const AI_ACCESS_COLUMNS: readonly ReportColumn[] = [
@@ -81,7 +82,7 @@ export async function aiAccessReport(pool: pg.Pool, filters: ReportFilters): Pro
      from site_state x
      join sites s on s.id = x.site_id
      left join bodies b on b.id = x.rules_body_id
-     where ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = x.site_id and ps.portfolio_id = $1))
+     where ${inPortfolio('x.site_id')}
      order by s.origin`,
     [filters.portfolioId],
   );
@@ -128,7 +129,7 @@ async function accessOn(pool: pg.Pool, night: Date, portfolioId: number | null):
      from (select distinct on (h.site_id) h.site_id, h.policy, h.rules_body_id
            from site_rule_nights h
            where h.run_at <= $1
-             and ($2::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = h.site_id and ps.portfolio_id = $2))
+             and ${inPortfolio('h.site_id', '$2')}
            order by h.site_id, h.run_at desc) x`,
     [night, portfolioId],
   );

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { RobotsDiff } from '../robots/diff.js';
 import { describeRobotsDiff } from '../robots/diff.js';
 import type { ReportColumn, ReportTable } from './format.js';
+import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 import { recentSince } from './recent.js';
 
@@ -42,7 +43,7 @@ export async function changesReport(pool: pg.Pool, filters: ReportFilters): Prom
      join snapshot_changes c on c.run_id = r.id
      join sites s on s.id = c.site_id
      where r.run_at >= $2
-       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = c.site_id and ps.portfolio_id = $1))
+       and ${inPortfolio('c.site_id')}
      order by r.run_at desc, s.origin`,
     [filters.portfolioId, since],
   );

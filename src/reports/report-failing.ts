@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import type { ReportColumn, ReportTable } from './format.js';
+import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 
 export const FAILING_COLUMNS: readonly ReportColumn[] = [
@@ -48,7 +49,7 @@ export async function failingReport(pool: pg.Pool, filters: ReportFilters): Prom
      join sites s on s.id = x.site_id
      left join audit_runs rr on rr.id = x.rules_run_id
      where x.outcome = any($3::fetch_outcome[])
-       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = x.site_id and ps.portfolio_id = $1))
+       and ${inPortfolio('x.site_id')}
        and ($2::timestamptz is null or coalesce(x.unreachable_since, x.run_at) >= $2)
      order by x.unreachable_since nulls last, x.failed_nights desc, s.origin`,
     [filters.portfolioId, filters.since, FAILED_OUTCOMES],

@@ -5,6 +5,14 @@
  */
 import type pg from 'pg';
 
+/**
+ * The SQL condition "the site is in the portfolio given as `param`, or no portfolio was given":
+ * every report and dashboard query narrows by portfolio this way (`siteId`: the column holding
+ * the site's id).
+ */
+export const inPortfolio = (siteId: string, param = '$1') =>
+  `(${param}::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = ${siteId} and ps.portfolio_id = ${param}))`;
+
 export interface ReportFilters {
   portfolioId: number | null;
   /** Nights at or after this instant; null: the report's own default. */

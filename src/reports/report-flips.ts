@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { FlipRule } from '../db/schema.js';
 import type { ReportColumn, ReportTable } from './format.js';
+import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 import { recentSince } from './recent.js';
 import { ruleLine } from '../robots/diff.js';
@@ -51,7 +52,7 @@ export async function flipsReport(pool: pg.Pool, filters: ReportFilters): Promis
      join tracked_urls t on t.id = f.tracked_url_id
      join user_agents a on a.id = f.user_agent_id
      where r.run_at >= $2
-       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = f.site_id and ps.portfolio_id = $1))
+       and ${inPortfolio('f.site_id')}
      order by r.run_at desc, s.origin, t.url, lower(a.token)`,
     [filters.portfolioId, since],
   );

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { lintRobotsTxt } from '../robots/index.js';
 import type { Diagnostic } from '../robots/index.js';
 import type { ReportColumn, ReportTable } from './format.js';
+import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 
 export const LINT_COLUMNS: readonly ReportColumn[] = [
@@ -32,7 +33,7 @@ export async function lintReport(pool: pg.Pool, filters: ReportFilters): Promise
      join bodies b on b.id = n.body_id
      left join audit_runs lc on lc.id = x.last_change_run_id
      where b.lint_errors + b.lint_warnings > 0
-       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = x.site_id and ps.portfolio_id = $1))
+       and ${inPortfolio('x.site_id')}
        and ($2::timestamptz is null or lc.run_at >= $2)
      order by s.origin`,
     [filters.portfolioId, filters.since],

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { ReportColumn, ReportTable } from './format.js';
+import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 
 export const STATUS_COLUMNS: readonly ReportColumn[] = [
@@ -49,7 +50,7 @@ export async function statusReport(pool: pg.Pool, filters: ReportFilters): Promi
     `select origin, outcome, status, policy, policy_reason, policy_since, failed_nights, days_unreachable, body_bytes, truncated,
             lint_errors, lint_warnings, last_change_at, checked_at, portfolios
      from site_status s
-     where ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = s.site_id and ps.portfolio_id = $1))
+     where ${inPortfolio('s.site_id')}
        and ($2::timestamptz is null or s.last_change_at >= $2)
      order by s.origin`,
     [filters.portfolioId, filters.since],

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { AiCrawler } from './report-ai-access.js';
 import { loadAiCrawlers } from './report-ai-access.js';
+import { FILTER, normalizeSearch } from './web-overview.js';
 
 export const AI_CATEGORIES = ['ai-training', 'ai-search', 'ai-assistant'] as const;
 export type AiCategory = (typeof AI_CATEGORIES)[number];
@@ -41,22 +42,20 @@ interface AccessRow {
 }
 
 export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiMatrix> {
-  const search = query.search === null || query.search.trim() === '' ? null : query.search.trim().toLowerCase();
+  const search = normalizeSearch(query.search);
   const all = await loadAiCrawlers(pool);
   const crawlers = query.category === null ? all : all.filter((c) => c.category === query.category);
-  const where = `($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = s.id and ps.portfolio_id = $1))
-    and ($2::text is null or strpos(s.origin, $2) > 0)`;
   const [page, count] = await Promise.all([
     pool.query<AccessRow>(
       `select s.id as site_id, s.origin, x.policy, x.policy_reason,
               (select jsonb_agg(jsonb_build_object('token', a.token, 'allowed', a.allowed, 'line', a.rule_line))
                from body_agent_access a where a.body_id = x.rules_body_id) as rows
-       from (select s.id, s.origin from sites s where ${where} order by s.origin limit $3 offset $4) s
+       from (select s.id, s.origin from sites s where ${FILTER} order by s.origin limit $3 offset $4) s
        left join site_state x on x.site_id = s.id
        order by s.origin`,
       [query.portfolioId, search, query.pageSize, (Math.max(1, query.page) - 1) * query.pageSize],
     ),
-    pool.query<{ n: number }>(`select count(*)::int as n from sites s where ${where}`, [query.portfolioId, search]),
+    pool.query<{ n: number }>(`select count(*)::int as n from sites s where ${FILTER}`, [query.portfolioId, search]),
   ]);
   return {
     crawlers,

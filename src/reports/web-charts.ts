@@ -5,6 +5,7 @@
  * it from the night it ends), so it costs the blocking spans, not every night of every site.
  */
 import type pg from 'pg';
+import { inPortfolio } from './report-filters.js';
 
 export interface WeekCount {
   week: Date;
@@ -22,7 +23,7 @@ export async function changesPerWeek(pool: pg.Pool, portfolioId: number | null, 
             count(*) filter (where not c.kinds && '{rules,outcome,policy,fallback_started,fallback_ended}')::int as other
      from snapshot_changes c join audit_runs r on r.id = c.run_id
      where c.kinds <> '{first_seen}'
-       and ($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = c.site_id and ps.portfolio_id = $1))
+       and ${inPortfolio('c.site_id')}
      group by 1`,
     [portfolioId],
   );
@@ -54,16 +55,15 @@ export interface BlockingSeries {
 }
 
 export async function aiBlockingShare(pool: pg.Pool, portfolioId: number | null, weeks: Date[]): Promise<BlockingSeries> {
-  const inPortfolio = `($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = t.site_id and ps.portfolio_id = $1))`;
   const [deltas, audited] = await Promise.all([
     pool.query<{ token: string; week: Date; delta: number }>(
       `select a.token, ${WEEK('e.at')} as week, sum(e.delta)::int as delta
        from (
          select v.user_agent_id, v.valid_from as at, 1 as delta
-         from verdicts v join tracked_urls t on t.id = v.tracked_url_id where t.is_root and not v.allowed and ${inPortfolio}
+         from verdicts v join tracked_urls t on t.id = v.tracked_url_id where t.is_root and not v.allowed and ${inPortfolio('t.site_id')}
          union all
          select v.user_agent_id, v.valid_to, -1
-         from verdicts v join tracked_urls t on t.id = v.tracked_url_id where t.is_root and not v.allowed and v.valid_to is not null and ${inPortfolio}
+         from verdicts v join tracked_urls t on t.id = v.tracked_url_id where t.is_root and not v.allowed and v.valid_to is not null and ${inPortfolio('t.site_id')}
        ) e join user_agents a on a.id = e.user_agent_id
        where a.is_default and a.category like 'ai-%'
        group by 1, 2`,
@@ -73,7 +73,7 @@ export async function aiBlockingShare(pool: pg.Pool, portfolioId: number | null,
     pool.query<{ week: Date; sites: number }>(
       `select ${WEEK('r.run_at')} as week, count(*)::int as sites
        from snapshot_changes c join audit_runs r on r.id = c.run_id join tracked_urls t on t.site_id = c.site_id and t.is_root
-       where c.kinds @> '{first_seen}' and ${inPortfolio}
+       where c.kinds @> '{first_seen}' and ${inPortfolio('t.site_id')}
        group by 1`,
       [portfolioId],
     ),

@@ -14,6 +14,7 @@ import type { RobotsDiff } from '../robots/diff.js';
 import { ruleText } from './report-flips.js';
 import { ALERT_KINDS } from '../services/alerting/alert-rules.js';
 import { visibleText } from './web-paging.js';
+import { inPortfolio } from './report-filters.js';
 
 export const EVENT_TYPES = ['change', 'flip', 'alert'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -136,28 +137,27 @@ async function eventsOfNights(pool: pg.Pool, query: EventQuery, types: readonly 
   const c = query.after;
   // $1 portfolio, $2 kind, $3 severity, $4 crawler, $5 nights, $6..$9 cursor, $10 limit
   const params = [query.portfolioId, query.kind, query.severity, query.crawler?.toLowerCase() ?? null, runIds, c?.at ?? null, c?.origin ?? null, c?.rank ?? null, c?.id ?? null, limit];
-  const inPortfolio = (alias: string) => `($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = ${alias}.site_id and ps.portfolio_id = $1))`;
   const branches: Record<EventType, string> = {
     change: `select r.run_at as at, s.origin, 1 as rank, c.id::bigint as id, c.site_id, c.run_id, c.kinds,
         c.outcome_from::text as outcome_from, c.outcome_to::text as outcome_to, c.policy_from::text as policy_from, c.policy_to::text as policy_to,
         c.rule_diff, null::text as url, null::text as agent, null::boolean as from_allowed, null::boolean as to_allowed, null::jsonb as rule_after,
         null::text as title, null::alert_severity as own_severity
       from audit_runs r join snapshot_changes c on c.run_id = r.id join sites s on s.id = c.site_id
-      where r.id = any($5::int[]) and ${inPortfolio('c')} and ($2::text is null or $2 = any(c.kinds))
+      where r.id = any($5::int[]) and ${inPortfolio('c.site_id')} and ($2::text is null or $2 = any(c.kinds))
         and ($3::alert_severity is null or ${NIGHT_SEVERITY('c')} <= $3)`,
     flip: `select r.run_at as at, s.origin, 2 as rank, f.id, f.site_id, f.run_id, array[f.cause] as kinds,
         null::text as outcome_from, null::text as outcome_to, null::text as policy_from, null::text as policy_to, null::jsonb as rule_diff,
         t.url, a.token as agent, f.from_allowed, f.to_allowed, f.rule_after, null::text as title, null::alert_severity as own_severity
       from audit_runs r join verdict_flips f on f.run_id = r.id join sites s on s.id = f.site_id
       join tracked_urls t on t.id = f.tracked_url_id join user_agents a on a.id = f.user_agent_id
-      where r.id = any($5::int[]) and ${inPortfolio('f')} and ($2::text is null or f.cause = $2) and ($4::text is null or lower(a.token) = $4)
+      where r.id = any($5::int[]) and ${inPortfolio('f.site_id')} and ($2::text is null or f.cause = $2) and ($4::text is null or lower(a.token) = $4)
         and ($3::alert_severity is null or ${NIGHT_SEVERITY('f')} <= $3)`,
     alert: `select r.run_at as at, s.origin, 3 as rank, l.id, l.site_id, l.run_id, array[l.kind] as kinds,
         null::text as outcome_from, null::text as outcome_to, null::text as policy_from, null::text as policy_to, null::jsonb as rule_diff,
         null::text as url, null::text as agent, null::boolean as from_allowed, null::boolean as to_allowed, null::jsonb as rule_after,
         l.title, l.severity as own_severity
       from audit_runs r join alerts l on l.run_id = r.id join sites s on s.id = l.site_id
-      where r.id = any($5::int[]) and ${inPortfolio('l')} and ($2::text is null or l.kind = $2) and ($3::alert_severity is null or l.severity <= $3)`,
+      where r.id = any($5::int[]) and ${inPortfolio('l.site_id')} and ($2::text is null or l.kind = $2) and ($3::alert_severity is null or l.severity <= $3)`,
   };
   // The nights' order is known: the cursor and the sort only order the rows within the nights read.
   const { rows } = await pool.query<EventRow>(

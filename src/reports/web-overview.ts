@@ -10,6 +10,7 @@ import { FAILED_OUTCOMES } from './report-failing.js';
 import { blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
 import type { AiCrawler } from './report-ai-access.js';
 import { RECENT_DAYS } from './recent.js';
+import { inPortfolio } from './report-filters.js';
 
 export const OVERVIEW_SORTS = ['site', 'status', 'policy', 'changed', 'failing', 'checked'] as const;
 export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
@@ -88,12 +89,16 @@ const ORDER: Record<Exclude<OverviewSort, 'site'>, (dir: string) => string> = {
  * lower-cased text: origins are stored lower-case (normalizeOrigin), and it is several times
  * faster than ILIKE.
  */
-const filter = (id: string) => `($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = ${id} and ps.portfolio_id = $1))
+const filter = (id: string) => `${inPortfolio(id)}
   and ($2::text is null or strpos(s.origin, $2) > 0)`;
-const FILTER = filter('s.id');
+/** Sites (alias `s`) in the portfolio ($1, or any) whose origin holds the search ($2, or any). */
+export const FILTER = filter('s.id');
+
+/** A page's search as the filters take it: trimmed, lower-case, null when empty. */
+export const normalizeSearch = (search: string | null) => (search === null || search.trim() === '' ? null : search.trim().toLowerCase());
 
 export async function overviewPage(pool: pg.Pool, query: OverviewQuery): Promise<OverviewPage> {
-  const search = query.search === null || query.search.trim() === '' ? null : query.search.trim().toLowerCase();
+  const search = normalizeSearch(query.search);
   const params = [query.portfolioId, search];
   const offset = (Math.max(1, query.page) - 1) * query.pageSize;
   const [counts, first] = await Promise.all([
@@ -151,7 +156,7 @@ async function auditedIds(pool: pg.Pool, query: OverviewQuery, params: unknown[]
   const { rows } = await pool.query<{ id: number }>(
     `select x.site_id as id from site_state x ${params[1] === null ? '' : 'join sites s on s.id = x.site_id'}
      ${sort === 'changed' ? 'left join audit_runs lc on lc.id = x.last_change_run_id' : ''}
-     where ${params[1] === null ? '($1::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = x.site_id and ps.portfolio_id = $1)) and $2::text is null' : filter('x.site_id')}
+     where ${params[1] === null ? `${inPortfolio('x.site_id')} and $2::text is null` : filter('x.site_id')}
      order by ${ORDER[sort](query.descending ? 'desc' : 'asc')}
      limit $3 offset $4`,
     [...params, query.pageSize, offset],
