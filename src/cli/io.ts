@@ -1,5 +1,6 @@
 /** What a command needs from the outside world, so tests can run commands in-process. */
 import type { Readable, Writable } from 'node:stream';
+import type { WriteStream } from 'node:tty';
 
 export interface CliIo {
   stdin: Readable;
@@ -15,4 +16,10 @@ export interface CliIo {
 
 export function processIo(): CliIo {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+}
+
+/** The terminal's width when stdout is one, for tables that fit it; undefined when piped. */
+export function terminalWidth(io: CliIo): number | undefined {
+  const out = io.stdout as Partial<WriteStream>;
+  return out.isTTY && typeof out.columns === 'number' && out.columns > 0 ? out.columns : undefined;
 }

@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
-import type { WriteStream } from 'node:tty';
 import pg from 'pg';
 import { demoPlan } from '../../demo/demo-plan.js';
 import type { DemoSite } from '../../demo/demo-sites.js';
@@ -26,6 +25,7 @@ import { createRuntime } from '../../services/runtime.js';
 import { nightLine, replayNight, settleDeliveries } from '../demo-nights.js';
 import { demoReportsText } from '../demo-reports.js';
 import type { CliIo } from '../io.js';
+import { terminalWidth } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
@@ -73,11 +73,6 @@ const MORE_COMMANDS: readonly (readonly [string, string])[] = [
 ];
 
 /** The terminal's width when standard output is one. */
-function terminalWidth(io: CliIo): number | undefined {
-  const out = io.stdout as Partial<WriteStream>;
-  return out.isTTY && typeof out.columns === 'number' && out.columns > 0 ? out.columns : undefined;
-}
-
 export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   addConnectionOptions(
     program

@@ -6,8 +6,8 @@
  */
 import type { Command } from 'commander';
 import { Argument, Option } from 'commander';
-import type { WriteStream } from 'node:tty';
 import type { CliIo } from '../io.js';
+import { terminalWidth } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import { REPORT_FORMATS, REPORT_NAMES, ReportInputError, buildReport, formatReport, resolveReportFilters } from '../../reports/index.js';
 import type { ReportFormat, ReportName } from '../../reports/index.js';
@@ -22,11 +22,6 @@ interface ReportOptions extends DatabaseOptions {
 }
 
 /** The terminal's width when standard output is one; unbounded (no cutting) into a pipe or a file. */
-function terminalWidth(io: CliIo): number | undefined {
-  const out = io.stdout as Partial<WriteStream>;
-  return out.isTTY && typeof out.columns === 'number' && out.columns > 0 ? out.columns : undefined;
-}
-
 export const registerReportCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('report')

@@ -5,7 +5,6 @@
  * every request must then carry. Runs until SIGINT or SIGTERM.
  */
 import type { Command } from 'commander';
-import { once } from 'node:events';
 import { createDb } from '../../db/client.js';
 import { assertMigrated } from '../../db/migrate.js';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -15,6 +14,7 @@ import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import { cliLogger, pipelineConfig } from '../pipeline-config.js';
 import { databaseErrorMessage, databaseUrlOption } from '../with-database.js';
+import { untilStopped } from '../../../workers/shutdown.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;
@@ -79,24 +79,9 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
       const bound = typeof address === 'object' && address !== null ? address.port : port;
       const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
       io.stdout.write(`robots-audit dashboard: http://${shown}:${bound}/ (database ${name}, read-only${token === null ? '' : ', token required'})\n`);
-      await stopped(io);
+      // Until SIGINT or SIGTERM, or the caller's abort signal (in-process callers, tests).
+      await untilStopped(io.signal);
       await app.close();
       await handle.close();
     });
 };
-
-/** Until SIGINT or SIGTERM, or the caller's abort signal (in-process callers, tests). */
-async function stopped(io: CliIo): Promise<void> {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  io.signal?.addEventListener('abort', stop, { once: true });
-  if (io.signal?.aborted) stop();
-  try {
-    if (!controller.signal.aborted) await once(controller.signal, 'abort');
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-  }
-}
