@@ -24,9 +24,16 @@ export function policyText(policy: string, reason: string, rulesNight: Date | nu
   return `${policy} (${reason})`;
 }
 
-/** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
-export function alignColumns(rows: readonly (readonly string[])[]): string[] {
+/**
+ * Rows as lines of columns padded to their widest cell, two spaces apart: text left-aligned, the
+ * `rightAligned` columns (numbers) right-aligned; the last column is not padded unless it is
+ * right-aligned (no trailing blanks).
+ */
+export function alignColumns(rows: readonly (readonly string[])[], rightAligned: readonly number[] = []): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+  const right = new Set(rightAligned);
+  return rows.map((row) =>
+    row.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '),
+  );
 }

@@ -17,6 +17,7 @@ import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
 import type { UserAgent } from '../../db/user-agents.repo.js';
 import { createUserAgentsRepo } from '../../db/user-agents.repo.js';
+import { textTable } from '../text-table.js';
 
 interface ListOptions extends DatabaseOptions {
   all?: boolean;
@@ -24,12 +25,12 @@ interface ListOptions extends DatabaseOptions {
 }
 
 function writeTable(agents: UserAgent[], io: CliIo): void {
-  const rows = [
-    ['TOKEN', 'CATEGORY', 'FAMILY', 'DEFAULT', 'OPERATOR'],
-    ...agents.map((a) => [a.token, a.category ?? '-', a.family ?? '-', a.isDefault ? 'yes' : 'no', a.operator ?? '-']),
-  ];
-  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]!) : cell)).join('  ')}\n`);
+  io.stdout.write(
+    textTable(
+      ['TOKEN', 'CATEGORY', 'FAMILY', 'DEFAULT', 'OPERATOR'],
+      agents.map((a) => [a.token, a.category ?? '-', a.family ?? '-', a.isDefault ? 'yes' : 'no', a.operator ?? '-']),
+    ),
+  );
 }
 
 export const registerAgentsCommand: CommandRegistrar = (program: Command, io: CliIo) => {
