@@ -13,11 +13,9 @@ import { parseRobotsTxt } from '../robots/parse.js';
 import { isValidUserAgentToObey } from '../robots/user-agent.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
-import { nightPolicyOf } from './site-lookup.js';
+import { nightPolicyOf, POLICY_EVENTS } from './site-lookup.js';
 import type { NightPolicy, NightPolicyRow, SiteRef } from './site-lookup.js';
 
-/** Change kinds that start a new stretch of outcome or policy. */
-const POLICY_EVENTS = ['first_seen', 'outcome', 'policy', 'fallback_started', 'fallback_ended'];
 
 /** The site's latest night and what follows from its streak. */
 export interface SitePolicyState extends NightPolicy {

@@ -10,6 +10,12 @@ import { InvalidUrlError, normalizeOrigin, parseUserUrl } from '../robots/origin
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
 
+/**
+ * Change kinds that start a new stretch of outcome or policy: "since when" a site's policy holds is
+ * the night of the latest change of one of these kinds (the site_status view says the same in SQL).
+ */
+export const POLICY_EVENTS = ['first_seen', 'outcome', 'policy', 'fallback_started', 'fallback_ended'];
+
 /** A stored night of a site: its run, what the fetch got, and the policy that followed. */
 export interface NightPolicy {
   /** The run's clock (audit_runs.run_at). */

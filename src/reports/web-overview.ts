@@ -11,6 +11,7 @@ import { blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
 import type { AiCrawler } from './report-ai-access.js';
 import { RECENT_DAYS } from './recent.js';
 import { inPortfolio } from './report-filters.js';
+import { POLICY_EVENTS } from './site-lookup.js';
 
 export const OVERVIEW_SORTS = ['site', 'status', 'policy', 'changed', 'failing', 'checked'] as const;
 export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
@@ -192,7 +193,7 @@ export async function describeSites(pool: pg.Pool, ids: readonly number[]): Prom
               coalesce((select array_agg(p.name order by p.name) from portfolio_sites ps join portfolios p on p.id = ps.portfolio_id where ps.site_id = s.id), '{}') as portfolios,
               x.outcome, x.status, x.policy, x.policy_reason, x.failed_nights, x.unreachable_since, x.run_at as checked_at,
               (select r.run_at from snapshot_changes c join audit_runs r on r.id = c.run_id
-               where c.site_id = s.id and c.kinds && '{first_seen,outcome,policy,fallback_started,fallback_ended}'::text[]
+               where c.site_id = s.id and c.kinds && '{${POLICY_EVENTS.join(',')}}'::text[]
                order by r.run_at desc limit 1) as policy_since,
               lc.run_at as last_change_at,
               (select c.kinds from snapshot_changes c where c.site_id = s.id and c.run_id = x.last_change_run_id) as last_change_kinds,
