@@ -146,7 +146,7 @@ export function diffLines(text: string): DiffLine[] {
 export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: number | null): Promise<SitePage | null> {
   const [described] = await describeSites(pool, [siteId]);
   if (!described) return null;
-  const [labels, timeline, changes, matrix, alerts, file] = await Promise.all([
+  const [labels, timeline, changes, verdicts, alerts, bodies] = await Promise.all([
     pool.query<{ labels: Record<string, string> }>('select labels from sites where id = $1', [siteId]),
     loadTimeline(pool, siteId),
     pool.query<ChangeRow>(
@@ -155,13 +155,13 @@ export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: numb
        where c.site_id = $1 order by r.run_at desc, c.run_id desc limit $2`,
       [siteId, SITE_CHANGES],
     ),
-    loadMatrix(pool, siteId),
+    loadVerdicts(pool, siteId),
     pool.query<SiteAlert>(
       `select r.run_at as at, l.severity, l.kind, l.title from alerts l left join audit_runs r on r.id = l.run_id
        where l.site_id = $1 order by l.id desc limit $2`,
       [siteId, SITE_ALERTS],
     ),
-    loadFile(pool, siteId),
+    loadBodies(pool, siteId),
   ]);
   const list = changes.rows.map(siteChange);
   const chosen =
@@ -172,9 +172,9 @@ export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: numb
     timeline,
     changes: list,
     version: chosen ? await loadVersion(pool, siteId, chosen) : null,
-    matrix,
+    matrix: verdictMatrix(verdicts, bodies.rulesLines),
     alerts: alerts.rows.map((a) => ({ ...a, title: visibleText(a.title) })),
-    file,
+    file: bodies.file,
   };
 }
 
@@ -206,26 +206,24 @@ interface VerdictRow {
   since: Date;
 }
 
-async function loadMatrix(pool: pg.Pool, siteId: number): Promise<VerdictMatrix> {
-  const [verdicts, body] = await Promise.all([
-    pool.query<VerdictRow>(
-      `select t.url, t.is_root, a.token, v.allowed, v.rule_line, v.valid_from as since
-       from tracked_urls t
-       join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null
-       join user_agents a on a.id = v.user_agent_id
-       where t.site_id = $1
-       order by t.is_root desc, t.url, lower(a.token)`,
-      [siteId],
-    ),
-    pool.query<{ content: Buffer }>(
-      'select b.content from site_state x join bodies b on b.id = x.rules_body_id where x.site_id = $1 and x.policy = $2',
-      [siteId, 'rules'],
-    ),
-  ]);
-  const lines = body.rows[0] ? bodyLines(body.rows[0].content) : [];
-  const agents = [...new Set(verdicts.rows.map((r) => r.token))].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+async function loadVerdicts(pool: pg.Pool, siteId: number): Promise<VerdictRow[]> {
+  const { rows } = await pool.query<VerdictRow>(
+    `select t.url, t.is_root, a.token, v.allowed, v.rule_line, v.valid_from as since
+     from tracked_urls t
+     join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null
+     join user_agents a on a.id = v.user_agent_id
+     where t.site_id = $1
+     order by t.is_root desc, t.url, lower(a.token)`,
+    [siteId],
+  );
+  return rows;
+}
+
+/** The verdicts in force, by URL and agent, each with the text of its deciding line in `rulesLines`. */
+function verdictMatrix(verdicts: VerdictRow[], lines: string[]): VerdictMatrix {
+  const agents = [...new Set(verdicts.map((r) => r.token))].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
   const byUrl = new Map<string, { url: string; isRoot: boolean; cells: (MatrixCell | null)[] }>();
-  for (const r of verdicts.rows) {
+  for (const r of verdicts) {
     let row = byUrl.get(r.url);
     if (!row) byUrl.set(r.url, (row = { url: visibleText(r.url), isRoot: r.is_root, cells: agents.map(() => null) }));
     row.cells[agents.indexOf(r.token)] = {
@@ -238,20 +236,32 @@ async function loadMatrix(pool: pg.Pool, siteId: number): Promise<VerdictMatrix>
   return { agents, urls: [...byUrl.values()] };
 }
 
-/** The robots.txt last fetched with a 2xx (the current file), or null when the site never served one. */
-async function loadFile(pool: pg.Pool, siteId: number): Promise<FileView | null> {
-  const { rows } = await pool.query<{ content: Buffer; fetched_at: Date | null; decides: boolean }>(
-    `select b.content, x.last_good_run_at as fetched_at, (x.policy = 'rules' and x.rules_body_id = b.id) as decides
-     from site_state x join bodies b on b.id = x.last_good_body_id where x.site_id = $1`,
+/**
+ * The robots.txt last fetched with a 2xx (the current file, null when the site never served one),
+ * and the lines of the body whose rules apply (policy `rules`): the same file unless the 30-day
+ * fallback applies an older copy. Each body is read and decoded once.
+ */
+async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileView | null; rulesLines: string[] }> {
+  const { rows } = await pool.query<{ content: Buffer | null; fetched_at: Date | null; decides: boolean; rules_content: Buffer | null }>(
+    `select good.content, x.last_good_run_at as fetched_at,
+            (x.policy = 'rules' and x.rules_body_id = x.last_good_body_id) as decides, rules.content as rules_content
+     from site_state x
+     left join bodies good on good.id = x.last_good_body_id
+     left join bodies rules on rules.id = x.rules_body_id and x.policy = 'rules' and x.rules_body_id is distinct from x.last_good_body_id
+     where x.site_id = $1`,
     [siteId],
   );
   const row = rows[0];
-  if (!row) return null;
-  return {
-    fetchedAt: row.fetched_at,
-    bytes: row.content.length,
-    lines: bodyLines(row.content),
-    diagnostics: lintRobotsTxt(row.content).map((d) => ({ ...d, message: visibleText(d.message) })),
-    decides: row.decides,
-  };
+  if (!row) return { file: null, rulesLines: [] };
+  const lines = row.content ? bodyLines(row.content) : [];
+  const file: FileView | null = row.content
+    ? {
+        fetchedAt: row.fetched_at,
+        bytes: row.content.length,
+        lines,
+        diagnostics: lintRobotsTxt(row.content).map((d) => ({ ...d, message: visibleText(d.message) })),
+        decides: row.decides,
+      }
+    : null;
+  return { file, rulesLines: row.decides ? lines : row.rules_content ? bodyLines(row.rules_content) : [] };
 }
