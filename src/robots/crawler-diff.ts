@@ -9,6 +9,7 @@
  * followed until then. Pure: no I/O.
  */
 import { followedAgent } from './crawlers.js';
+import { keyedRules, rulesMissingFrom } from './diff.js';
 import type { RuleRef } from './diff.js';
 import type { RobotsTxt } from './parse.js';
 import type { Rule } from './types.js';
@@ -40,29 +41,14 @@ export interface CrawlerRuleChange {
 const NO_GROUP: FollowedGroup = { kind: 'none', token: null, userAgents: [] };
 
 function followed(robots: RobotsTxt | null, crawler: string): { group: FollowedGroup; rules: Map<string, Rule> } {
-  const rules = new Map<string, Rule>();
-  if (robots === null) return { group: NO_GROUP, rules };
+  if (robots === null) return { group: NO_GROUP, rules: new Map() };
   const token = crawler === GLOBAL_AGENT ? GLOBAL_AGENT : followedAgent(robots, crawler);
   const sel = robots.select(token);
-  if (sel === null) return { group: NO_GROUP, rules };
-  for (const rule of sel.rules) {
-    if (rule.pattern.length === 0) continue;
-    const key = `${rule.kind}\n${rule.pattern}`;
-    if (!rules.has(key)) rules.set(key, rule);
-  }
+  if (sel === null) return { group: NO_GROUP, rules: new Map() };
   return {
     group: { kind: sel.kind, token: sel.tokens[0] ?? null, userAgents: [...new Set(sel.userAgents.map((u) => u.value))] },
-    rules,
+    rules: keyedRules(sel.rules),
   };
-}
-
-const refOf = (rule: Rule): RuleRef => ({ kind: rule.kind, pattern: rule.pattern, value: rule.value, line: rule.line });
-
-function missingFrom(from: Map<string, Rule>, other: Map<string, Rule>): RuleRef[] {
-  return [...from.entries()]
-    .filter(([key]) => !other.has(key))
-    .map(([, rule]) => refOf(rule))
-    .sort((a, b) => a.line - b.line);
 }
 
 /**
@@ -78,8 +64,8 @@ export function diffCrawlerRules(before: RobotsTxt | null, after: RobotsTxt | nu
     seen.add(key);
     const b = followed(before, crawler);
     const a = followed(after, crawler);
-    const gained = missingFrom(a.rules, b.rules);
-    const lost = missingFrom(b.rules, a.rules);
+    const gained = rulesMissingFrom(a.rules, b.rules);
+    const lost = rulesMissingFrom(b.rules, a.rules);
     const regrouped = b.group.kind !== a.group.kind || b.group.token !== a.group.token;
     out.push({ crawler, before: b.group, after: a.group, gained, lost, changed: regrouped || gained.length > 0 || lost.length > 0 });
   }

@@ -104,6 +104,17 @@ interface Semantics {
 
 const ruleKey = (rule: Pick<Rule, 'kind' | 'pattern'>) => `${rule.kind}\n${rule.pattern}`;
 
+/** Rules by what they say (kind and pattern), the first of each kept; R-50: a rule with no path is ignored. */
+export function keyedRules(rules: Iterable<Rule>): Map<string, Rule> {
+  const keyed = new Map<string, Rule>();
+  for (const rule of rules) {
+    if (rule.pattern.length === 0) continue;
+    const key = ruleKey(rule);
+    if (!keyed.has(key)) keyed.set(key, rule);
+  }
+  return keyed;
+}
+
 function semanticsOf(robots: DiffableRobotsTxt | null): Semantics {
   const s: Semantics = { rules: new Map(), userAgents: new Map(), sitemaps: new Set(), records: new Map() };
   if (robots === null) return s;
@@ -115,14 +126,7 @@ function semanticsOf(robots: DiffableRobotsTxt | null): Semantics {
     }
   }
   for (const token of robots.agents()) {
-    const rules = new Map<string, Rule>();
-    for (const rule of robots.rulesFor(token)) {
-      // R-50: a rule with no path is ignored.
-      if (rule.pattern.length === 0) continue;
-      const key = ruleKey(rule);
-      if (!rules.has(key)) rules.set(key, rule);
-    }
-    s.rules.set(token, rules);
+    s.rules.set(token, keyedRules(robots.rulesFor(token)));
     if (!s.userAgents.has(token)) s.userAgents.set(token, [token]);
   }
   for (const sitemap of robots.sitemaps) s.sitemaps.add(sitemap.url);
@@ -151,14 +155,22 @@ function hasDisallowAll(rules: Map<string, Rule> | undefined): boolean {
 
 const refOf = (rule: Rule): RuleRef => ({ kind: rule.kind, pattern: rule.pattern, value: rule.value, line: rule.line });
 
+/** The rules of `from` that `other` does not say, in line order. */
+export function rulesMissingFrom(from: Map<string, Rule> | undefined, other: Map<string, Rule> | undefined): RuleRef[] {
+  return [...(from?.entries() ?? [])]
+    .filter(([key]) => !other?.has(key))
+    .map(([, rule]) => refOf(rule))
+    .sort((x, y) => x.line - y.line);
+}
+
 function agentDiffs(before: Semantics, after: Semantics): AgentDiff[] {
   const tokens = [...new Set([...before.rules.keys(), ...after.rules.keys()])].sort(byToken);
   const out: AgentDiff[] = [];
   for (const token of tokens) {
     const b = before.rules.get(token);
     const a = after.rules.get(token);
-    const rulesAdded = [...(a?.entries() ?? [])].filter(([k]) => !b?.has(k)).map(([, r]) => refOf(r));
-    const rulesRemoved = [...(b?.entries() ?? [])].filter(([k]) => !a?.has(k)).map(([, r]) => refOf(r));
+    const rulesAdded = rulesMissingFrom(a, b);
+    const rulesRemoved = rulesMissingFrom(b, a);
     const change = !b ? 'added' : !a ? 'removed' : 'changed';
     if (change === 'changed' && rulesAdded.length === 0 && rulesRemoved.length === 0) continue;
     const disallowAllBefore = hasDisallowAll(b);
@@ -167,8 +179,8 @@ function agentDiffs(before: Semantics, after: Semantics): AgentDiff[] {
       token,
       userAgents: (a ? after : before).userAgents.get(token) ?? [token],
       change,
-      rulesAdded: rulesAdded.sort((x, y) => x.line - y.line),
-      rulesRemoved: rulesRemoved.sort((x, y) => x.line - y.line),
+      rulesAdded,
+      rulesRemoved,
       disallowAllAdded: disallowAllAfter && !disallowAllBefore,
       disallowAllRemoved: disallowAllBefore && !disallowAllAfter,
     });
