@@ -17,14 +17,15 @@ export const CRAWLER_CATEGORIES = ['search', 'ai-training', 'ai-search', 'ai-ass
 export type CrawlerCategory = (typeof CRAWLER_CATEGORIES)[number];
 
 /** The categories of AI crawlers: what `ai_access_changed` alerts watch (README "Alerts"). */
-export const AI_CATEGORIES: readonly CrawlerCategory[] = ['ai-training', 'ai-search', 'ai-assistant'];
+export const AI_CATEGORIES = ['ai-training', 'ai-search', 'ai-assistant'] as const satisfies readonly CrawlerCategory[];
+export type AiCategory = (typeof AI_CATEGORIES)[number];
 
 export function isCrawlerCategory(value: string): value is CrawlerCategory {
   return (CRAWLER_CATEGORIES as readonly string[]).includes(value);
 }
 
 export function isAiCategory(category: CrawlerCategory): boolean {
-  return AI_CATEGORIES.includes(category);
+  return (AI_CATEGORIES as readonly CrawlerCategory[]).includes(category);
 }
 
 /**

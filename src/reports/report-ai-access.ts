@@ -9,6 +9,8 @@
  * (the ai_access view answers per crawler, with since which night).
  */
 import type pg from 'pg';
+import { AI_CATEGORIES } from '../crawlers/categories.js';
+import type { AiCategory } from '../crawlers/categories.js';
 import type { ReportColumn, ReportTable } from './format.js';
 import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
@@ -32,7 +34,7 @@ const SINCE_COLUMNS: readonly ReportColumn[] = [
 
 export interface AiCrawler {
   token: string;
-  category: 'ai-training' | 'ai-search' | 'ai-assistant';
+  category: AiCategory;
 }
 
 /** What decides the root for every crawler on a night: the policy, `*`'s answer, the exceptions. */
@@ -71,8 +73,8 @@ interface AccessRow {
   content_signals: string[];
 }
 
-/** The body's `*` answer and its exception rows, for a policy and a rules body in SQL scope. */
-const ACCESS_COLUMNS = `coalesce((select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = '*'), true) as star_allowed,
+/** The body's `*` answer and its exception rows, for a policy and a rules body in SQL scope (site_state as `x`). */
+export const ACCESS_COLUMNS = `coalesce((select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = '*'), true) as star_allowed,
   coalesce((select jsonb_object_agg(a.token, a.allowed) from body_agent_access a where a.body_id = x.rules_body_id and a.token <> '*'), '{}'::jsonb) as exceptions`;
 
 export async function aiAccessReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
@@ -117,7 +119,8 @@ export async function aiAccessReport(pool: pg.Pool, filters: ReportFilters): Pro
 /** The AI crawlers of the catalogue, by token. */
 export async function loadAiCrawlers(pool: pg.Pool): Promise<AiCrawler[]> {
   const { rows } = await pool.query<AiCrawler>(
-    `select token, category from user_agents where category in ('ai-training', 'ai-search', 'ai-assistant') order by lower(token)`,
+    `select token, category from user_agents where category = any($1::text[]) order by lower(token)`,
+    [AI_CATEGORIES],
   );
   return rows;
 }

@@ -9,8 +9,9 @@ import type { AiCrawler } from './report-ai-access.js';
 import { loadAiCrawlers } from './report-ai-access.js';
 import { FILTER, normalizeSearch } from './web-overview.js';
 
-export const AI_CATEGORIES = ['ai-training', 'ai-search', 'ai-assistant'] as const;
-export type AiCategory = (typeof AI_CATEGORIES)[number];
+export { AI_CATEGORIES } from '../crawlers/categories.js';
+import type { AiCategory } from '../crawlers/categories.js';
+export type { AiCategory };
 
 export interface AiMatrixQuery {
   portfolioId: number | null;

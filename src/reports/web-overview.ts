@@ -7,11 +7,12 @@
  */
 import type pg from 'pg';
 import { FAILED_OUTCOMES } from './report-failing.js';
-import { blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
+import { ACCESS_COLUMNS, blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
 import type { AiCrawler } from './report-ai-access.js';
 import { RECENT_DAYS } from './recent.js';
 import { inPortfolio } from './report-filters.js';
 import { POLICY_EVENTS } from './site-lookup.js';
+import { AI_CATEGORIES } from '../crawlers/categories.js';
 
 export const OVERVIEW_SORTS = ['site', 'status', 'policy', 'changed', 'failing', 'checked'] as const;
 export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
@@ -197,8 +198,7 @@ export async function describeSites(pool: pg.Pool, ids: readonly number[]): Prom
                order by r.run_at desc limit 1) as policy_since,
               lc.run_at as last_change_at,
               (select c.kinds from snapshot_changes c where c.site_id = s.id and c.run_id = x.last_change_run_id) as last_change_kinds,
-              coalesce((select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = '*'), true) as star_allowed,
-              coalesce((select jsonb_object_agg(a.token, a.allowed) from body_agent_access a where a.body_id = x.rules_body_id and a.token <> '*'), '{}'::jsonb) as exceptions
+              ${ACCESS_COLUMNS}
        from unnest($1::int[]) with ordinality as page(id, n)
        join sites s on s.id = page.id
        left join site_state x on x.site_id = s.id
@@ -227,14 +227,12 @@ export async function describeSites(pool: pg.Pool, ids: readonly number[]): Prom
   }));
 }
 
-const CATEGORIES: AiCrawler['category'][] = ['ai-training', 'ai-search', 'ai-assistant'];
-
 export function aiSummary(access: Parameters<typeof blockedCrawlers>[0], crawlers: readonly AiCrawler[]): AiSummary {
   const blocked = blockedCrawlers(access, crawlers);
   return {
     blocked: blocked.length,
     total: crawlers.length,
-    byCategory: CATEGORIES.map((category) => ({
+    byCategory: AI_CATEGORIES.map((category) => ({
       category,
       blocked: blocked.filter((c) => c.category === category).length,
       total: crawlers.filter((c) => c.category === category).length,

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { buildReport, formatReport, resolveReportFilters } from '../reports/index.js';
 import type { ReportName, ReportRow, ReportTable } from '../reports/index.js';
 import { latestNight } from '../reports/report-filters.js';
-import { aiMatrix } from '../reports/web-ai-matrix.js';
+import { AI_CATEGORIES, aiMatrix } from '../reports/web-ai-matrix.js';
 import { aiBlockingShare, auditedWeeks, changesPerWeek } from '../reports/web-charts.js';
 import { ALERT_KINDS, CHANGE_KINDS, EVENT_TYPES, FLIP_CAUSES, eventsPage, flipCrawlers } from '../reports/web-events.js';
 import { overviewPage } from '../reports/web-overview.js';
@@ -122,7 +122,7 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const size = pageSize(q.size);
     const [id, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), portfolioNames(pool)]);
     const data = await aiMatrix(pool, { portfolioId: id, search: q.q ?? null, category: q.category ?? null, page: q.page, pageSize: size });
-    return render(reply, 'ai', { title: 'AI access', nav: 'ai', q: { ...q, size }, data, pages: Math.max(1, Math.ceil(data.matching / size)), portfolios });
+    return render(reply, 'ai', { title: 'AI access', nav: 'ai', q: { ...q, size }, data, pages: Math.max(1, Math.ceil(data.matching / size)), portfolios, categories: AI_CATEGORIES });
   });
 
   app.get('/runs', async (request, reply) => {
