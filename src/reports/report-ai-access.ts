@@ -61,8 +61,14 @@ export function describeBlocked(blocked: readonly AiCrawler[], crawlers: readonl
   return open.length === 0 ? `all ${crawlers.length}` : `all ${crawlers.length} but ${open.map((c) => c.token).join(', ')}`;
 }
 
-const count = (blocked: readonly AiCrawler[], all: readonly AiCrawler[], category: AiCrawler['category']) =>
-  `${blocked.filter((c) => c.category === category).length}/${all.filter((c) => c.category === category).length}`;
+/** Of each AI category's crawlers, how many `blocked` holds: the report's columns and the overview's badges. */
+export function blockedByCategory(blocked: readonly AiCrawler[], crawlers: readonly AiCrawler[]): { category: AiCategory; blocked: number; total: number }[] {
+  return AI_CATEGORIES.map((category) => ({
+    category,
+    blocked: blocked.filter((c) => c.category === category).length,
+    total: crawlers.filter((c) => c.category === category).length,
+  }));
+}
 
 interface AccessRow {
   site_id: number;
@@ -92,12 +98,13 @@ export async function aiAccessReport(pool: pg.Pool, filters: ReportFilters): Pro
   const rows = [];
   for (const r of now.rows) {
     const blocked = blockedCrawlers({ policy: r.policy, starAllowed: r.star_allowed, exceptions: r.exceptions }, crawlers);
+    const [training, search, assistant] = blockedByCategory(blocked, crawlers).map((c) => `${c.blocked}/${c.total}`);
     const row = {
       origin: r.origin,
       policy: r.policy,
-      trainingBlocked: count(blocked, crawlers, 'ai-training'),
-      searchBlocked: count(blocked, crawlers, 'ai-search'),
-      assistantBlocked: count(blocked, crawlers, 'ai-assistant'),
+      trainingBlocked: training!,
+      searchBlocked: search!,
+      assistantBlocked: assistant!,
       blocked: describeBlocked(blocked, crawlers),
       contentSignals: r.content_signals,
     };

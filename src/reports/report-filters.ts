@@ -67,6 +67,11 @@ export function parseSince(text: string, latestNight: Date | null): Date {
   throw new ReportInputError(`--since "${text}" is not a date: use YYYY-MM-DD, an ISO 8601 time (2026-11-01T06:00:00Z), or a number of days such as 7d`, 2);
 }
 
+/** Whether `parseSince` counts `text` back from the latest night (`7d`), so needs that night. */
+export function countsBackFromLatestNight(text: string | undefined): boolean {
+  return text !== undefined && DAYS_BACK.test(text.trim());
+}
+
 export async function latestNight(pool: pg.Pool): Promise<Date | null> {
   const { rows } = await pool.query<{ at: Date | null }>('select max(run_at) as at from site_state');
   return rows[0]?.at ?? null;
@@ -83,6 +88,7 @@ export async function resolveReportFilters(pool: pg.Pool, input: ReportFilterInp
     }
     portfolioId = rows[0]!.id;
   }
-  const since = input.since === undefined ? null : parseSince(input.since, await latestNight(pool));
-  return { portfolioId, since };
+  if (input.since === undefined) return { portfolioId, since: null };
+  const latest = countsBackFromLatestNight(input.since) ? await latestNight(pool) : null;
+  return { portfolioId, since: parseSince(input.since, latest) };
 }

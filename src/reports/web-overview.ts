@@ -7,12 +7,11 @@
  */
 import type pg from 'pg';
 import { FAILED_OUTCOMES } from './report-failing.js';
-import { ACCESS_COLUMNS, blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
+import { ACCESS_COLUMNS, blockedByCategory, blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
 import type { AiCrawler } from './report-ai-access.js';
 import { RECENT_DAYS } from './recent.js';
 import { inPortfolio } from './report-filters.js';
 import { POLICY_EVENTS } from './site-lookup.js';
-import { AI_CATEGORIES } from '../crawlers/categories.js';
 
 export const OVERVIEW_SORTS = ['site', 'status', 'policy', 'changed', 'failing', 'checked'] as const;
 export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
@@ -232,11 +231,7 @@ export function aiSummary(access: Parameters<typeof blockedCrawlers>[0], crawler
   return {
     blocked: blocked.length,
     total: crawlers.length,
-    byCategory: AI_CATEGORIES.map((category) => ({
-      category,
-      blocked: blocked.filter((c) => c.category === category).length,
-      total: crawlers.filter((c) => c.category === category).length,
-    })),
+    byCategory: blockedByCategory(blocked, crawlers),
     names: blocked.map((c) => c.token),
   };
 }

@@ -144,9 +144,9 @@ export function diffLines(text: string): DiffLine[] {
  * its diffs (default: the newest change whose text or rules changed).
  */
 export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: number | null): Promise<SitePage | null> {
-  const [described] = await describeSites(pool, [siteId]);
-  if (!described) return null;
-  const [labels, timeline, changes, verdicts, alerts, bodies] = await Promise.all([
+  // One round of queries: a site that is gone (removed since the caller found its id) is null.
+  const [[described], labels, timeline, changes, verdicts, alerts, bodies] = await Promise.all([
+    describeSites(pool, [siteId]),
     pool.query<{ labels: Record<string, string> }>('select labels from sites where id = $1', [siteId]),
     loadTimeline(pool, siteId),
     pool.query<ChangeRow>(
@@ -163,6 +163,7 @@ export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: numb
     ),
     loadBodies(pool, siteId),
   ]);
+  if (!described) return null;
   const list = changes.rows.map(siteChange);
   const chosen =
     versionRunId === null ? list.find((c) => c.hasTextDiff || c.semantic.length > 0) : list.find((c) => c.runId === versionRunId);

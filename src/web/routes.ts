@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type pg from 'pg';
 import { buildReport, formatReport, resolveReportFilters } from '../reports/index.js';
 import type { ReportName, ReportRow, ReportTable } from '../reports/index.js';
-import { latestNight } from '../reports/report-filters.js';
+import { countsBackFromLatestNight, latestNight } from '../reports/report-filters.js';
 import { AI_CATEGORIES, aiMatrix } from '../reports/web-ai-matrix.js';
 import { aiBlockingShare, auditedWeeks, changesPerWeek } from '../reports/web-charts.js';
 import { ALERT_KINDS, CHANGE_KINDS, EVENT_TYPES, FLIP_CAUSES, eventsPage, flipCrawlers } from '../reports/web-events.js';
@@ -88,7 +88,8 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
 
   app.get('/changes', async (request, reply) => {
     const q = parseParams(eventParams, request.query);
-    const latest = await latestNight(pool);
+    // Only "7d" counts back from the latest night; a date needs no query.
+    const latest = countsBackFromLatestNight(q.since) || countsBackFromLatestNight(q.until) ? await latestNight(pool) : null;
     const since = parseNight('since', q.since, latest);
     const until = parseNight('until', q.until, latest);
     const [id, crawlers, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), flipCrawlers(pool), portfolioNames(pool)]);

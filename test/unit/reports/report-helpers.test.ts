@@ -1,6 +1,6 @@
 /** The pure parts of the reports: --since dates, and which AI crawlers a root answer blocks. */
 import { describe, expect, it } from 'vitest';
-import { ReportInputError, parseSince } from '../../../src/reports/report-filters.js';
+import { ReportInputError, countsBackFromLatestNight, parseSince } from '../../../src/reports/report-filters.js';
 import { blockedCrawlers, describeBlocked } from '../../../src/reports/report-ai-access.js';
 import type { AiCrawler } from '../../../src/reports/report-ai-access.js';
 
@@ -21,6 +21,17 @@ describe('parseSince', () => {
 
   it.each(['2026-02-30', '2026-13-01', '2026-3-1', '2026-03-01T25:30', 'yesterday', '7', '-7d', '', '2026-03-01 06:30Z'])('%j is refused', (text) => {
     expect(() => parseSince(text, latest)).toThrow(ReportInputError);
+  });
+
+  it.each([
+    ['7d', true],
+    [' 30d ', true],
+    ['2026-03-01', false],
+    ['2026-03-01T06:30:00Z', false],
+    ['yesterday', false],
+    [undefined, false],
+  ])('%j needs the latest night: %s', (text, needed) => {
+    expect(countsBackFromLatestNight(text)).toBe(needed);
   });
 });
 
