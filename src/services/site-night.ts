@@ -8,7 +8,7 @@
  * input (an earlier body, the verdict spans in force) come through `NightLoaders`, asked for only
  * when needed, so a night that changes nothing costs no read at all.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FetchResult } from '../http/fetch-result.js';
 import type { FlipRule, RedirectHop } from '../db/schema.js';
 import type { ResponseRow } from '../db/responses.js';
@@ -246,7 +246,8 @@ export interface SiteNight {
 const FAMILIES: readonly AgentFamily[] = ['search', 'ai', 'seo', 'social', 'other'];
 const asFamily = (f: string | null): AgentFamily => (FAMILIES.includes(f as AgentFamily) ? (f as AgentFamily) : 'other');
 
-const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+// One-shot hashing (crypto.hash): no Hash object per call; three hashes per site a night.
+const sha256Of = (bytes: Uint8Array | string): Buffer => hash('sha256', bytes, 'buffer');
 const spanKey = (trackedUrlId: number, userAgentId: number) => `${trackedUrlId}:${userAgentId}`;
 
 /** The `*` paths a named crawler's group leaves open after a change and did not before (R-40, T26). */
@@ -258,18 +259,14 @@ function openedGaps(before: RobotsTxt | null, after: RobotsTxt): StarRuleGap[] {
 
 /** A hash of the targets: which URLs, as which text, for which agents, in order. */
 export function targetsHash(targets: readonly EvaluationTarget[]): Buffer {
-  const hash = createHash('sha256');
-  for (const t of targets) hash.update(`${t.trackedUrlId} ${t.url} ${t.agents.map((a) => `${a.id}=${a.token}`).join(',')}\n`);
-  return hash.digest().subarray(0, 16);
+  const text = targets.map((t) => `${t.trackedUrlId} ${t.url} ${t.agents.map((a) => `${a.id}=${a.token}`).join(',')}\n`).join('');
+  return sha256Of(text).subarray(0, 16);
 }
 
 /** What decides the verdicts: the engine version, the policy, the rules body (by hash), the targets. */
 export function evaluationKey(policy: PolicyKind, rulesSha256: Buffer | null, targets: Buffer): Buffer {
-  return createHash('sha256')
-    .update(`${ENGINE_VERSION}\n${policy}\n${rulesSha256?.toString('hex') ?? '-'}\n`)
-    .update(targets)
-    .digest()
-    .subarray(0, 16);
+  const head = Buffer.from(`${ENGINE_VERSION}\n${policy}\n${rulesSha256?.toString('hex') ?? '-'}\n`);
+  return sha256Of(Buffer.concat([head, targets])).subarray(0, 16);
 }
 
 /**

@@ -5,7 +5,9 @@
  * The nights run through a small in-memory timeline that applies what each night writes, as the
  * night store does, and answers the two loaders.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ENGINE_VERSION } from '../../../src/robots/index.js';
 import type { FetchOutcome } from '../../../src/policy/index.js';
 import { evaluationKey, targetsHash, computeSiteNight } from '../../../src/services/site-night.js';
 import type { EvaluationTarget, PreviousNight, SiteNight, VerdictSpan } from '../../../src/services/site-night.js';
@@ -237,6 +239,18 @@ describe('what decides the verdicts changed: they are evaluated again', () => {
     ].map((k) => k.toString('hex'));
     expect(new Set(keys).size).toBe(keys.length);
     expect(evaluationKey('rules', sha, h).equals(evaluationKey('rules', sha, targetsHash(targets())))).toBe(true);
+  });
+
+  it('keys stored by earlier versions stay valid: the same bytes are hashed as they were, part by part', () => {
+    // site_state holds these keys: hashing other bytes would re-evaluate every site once after an upgrade.
+    const list = targets();
+    const incremental = createHash('sha256');
+    for (const t of list) incremental.update(`${t.trackedUrlId} ${t.url} ${t.agents.map((a) => `${a.id}=${a.token}`).join(',')}\n`);
+    const h = incremental.digest().subarray(0, 16);
+    expect(targetsHash(list).toString('hex')).toBe(h.toString('hex'));
+    const sha = Buffer.alloc(32, 7);
+    const key = createHash('sha256').update(`${ENGINE_VERSION}\nrules\n${sha.toString('hex')}\n`).update(h).digest().subarray(0, 16);
+    expect(evaluationKey('rules', sha, h).toString('hex')).toBe(key.toString('hex'));
   });
 });
 
