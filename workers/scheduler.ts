@@ -14,10 +14,9 @@ import { JOBS } from '../src/queues/contracts.js';
 import { syncPortfolioSchedulers } from '../src/queues/portfolio-schedules.js';
 import { createRuntime } from '../src/services/runtime.js';
 import { finishRunIfComplete, reconcileDeliveries, startPipelineWorkers } from '../src/services/pipeline-workers.js';
-import { startProcessHealth } from '../src/services/process-health.js';
 import type { ProcessHealth } from '../src/services/process-health.js';
 import { isConnectionError } from '../src/health/service-probes.js';
-import { untilStopped } from './shutdown.js';
+import { runUntilStopped } from './long-running.js';
 
 /** The job scheduler's id: one nightly schedule per deployment (upserting replaces it). */
 export const NIGHTLY_SCHEDULER_ID = 'nightly';
@@ -25,21 +24,8 @@ export const NIGHTLY_SCHEDULER_ID = 'nightly';
 export const RECONCILE_INTERVAL_MS = 60_000;
 
 export async function runScheduler(config: AppConfig, log: Logger, options: { signal?: AbortSignal } = {}): Promise<void> {
-  const health = await startProcessHealth(config, log, { port: config.ROBOTS_AUDIT_SCHEDULER_METRICS_PORT, portSetting: 'ROBOTS_AUDIT_SCHEDULER_METRICS_PORT' });
-  const stop = new AbortController();
-  const stopped = untilStopped(options.signal).then((why) => {
-    stop.abort();
-    return why;
-  });
-  try {
-    if (!(await health.waitForPostgres(stop.signal))) {
-      log.info({ why: await stopped }, 'scheduler stopped before Postgres answered');
-      return;
-    }
-    await schedule(config, log, health, stopped);
-  } finally {
-    await health.close();
-  }
+  const endpoints = { port: config.ROBOTS_AUDIT_SCHEDULER_METRICS_PORT, portSetting: 'ROBOTS_AUDIT_SCHEDULER_METRICS_PORT' };
+  await runUntilStopped(config, log, { name: 'scheduler', ...endpoints, signal: options.signal }, ({ health, stopped }) => schedule(config, log, health, stopped));
 }
 
 async function schedule(config: AppConfig, log: Logger, health: ProcessHealth, stopped: Promise<string>): Promise<void> {

@@ -10,24 +10,13 @@ import type { Logger } from '../src/log/logger.js';
 import { createRuntime } from '../src/services/runtime.js';
 import { startPipelineWorkers, WORKER_QUEUES } from '../src/services/pipeline-workers.js';
 import type { PipelineQueue } from '../src/services/pipeline-workers.js';
-import { startProcessHealth } from '../src/services/process-health.js';
 import { limitHeapGrowth } from './heap-growth.js';
-import { untilStopped } from './shutdown.js';
+import { runUntilStopped } from './long-running.js';
 
 export async function runWorker(config: AppConfig, log: Logger, options: { signal?: AbortSignal; queues?: PipelineQueue[] } = {}): Promise<void> {
   limitHeapGrowth(config.ROBOTS_AUDIT_WORKER_HEAP_GROWTH_PERCENT);
-  const health = await startProcessHealth(config, log, { port: config.ROBOTS_AUDIT_METRICS_PORT, portSetting: 'ROBOTS_AUDIT_METRICS_PORT' });
-  const stop = new AbortController();
-  const stopped = untilStopped(options.signal).then((why) => {
-    stop.abort();
-    return why;
-  });
-  let forcedBySignal = false;
-  try {
-    if (!(await health.waitForPostgres(stop.signal))) {
-      log.info({ why: await stopped }, 'worker stopped before Postgres answered');
-      return;
-    }
+  const endpoints = { port: config.ROBOTS_AUDIT_METRICS_PORT, portSetting: 'ROBOTS_AUDIT_METRICS_PORT' };
+  const forcedBySignal = await runUntilStopped(config, log, { name: 'worker', ...endpoints, signal: options.signal }, async ({ health, stopped }) => {
     const runtime = await createRuntime(config, log, { recorder: health.recorder, outages: health.outages });
     health.attach(runtime);
     const workers = startPipelineWorkers(runtime, options.queues ?? WORKER_QUEUES);
@@ -37,10 +26,8 @@ export async function runWorker(config: AppConfig, log: Logger, options: { signa
     const ended = await workers.close(config.ROBOTS_AUDIT_SHUTDOWN_GRACE_MS);
     await runtime.close();
     log.info({ ended }, 'worker stopped');
-    forcedBySignal = ended === 'forced' && why !== 'abort';
-  } finally {
-    await health.close();
-  }
+    return ended === 'forced' && why !== 'abort';
+  });
   // A fetch cut off at the deadline keeps its socket and timers until its own total timeout,
   // which would hold the process past the grace deadline; its job is abandoned (it can no longer
   // write: the database is closed), so a process told to stop by a signal exits now.
