@@ -40,3 +40,22 @@ export function onQueueError(outage: OutageReport, log: Pick<Logger, 'warn'>, co
     else log.warn({ ...context, err }, message);
   };
 }
+
+/** How long closing BullMQ queues or workers waits for connections still being set up, at most. */
+export const START_UP_SETTLE_MS = 5_000;
+
+/**
+ * Waits until each queue or worker has finished setting up its connection (BullMQ asks Redis its
+ * version first), or START_UP_SETTLE_MS, whichever comes first. One closed during its set-up drops
+ * its listeners, and the set-up then fails with nobody to hear it: an unhandled rejection, which
+ * crashes the process (taskforcesh/bullmq#3546). Bounded, since Redis may be away.
+ */
+export async function letSetUpsFinish(starting: readonly { waitUntilReady(): Promise<unknown> }[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, START_UP_SETTLE_MS)));
+  try {
+    await Promise.race([Promise.allSettled(starting.map((s) => s.waitUntilReady())), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

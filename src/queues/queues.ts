@@ -6,6 +6,7 @@
 import { Queue } from 'bullmq';
 import type { DefaultJobOptions, QueueOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { letSetUpsFinish } from './connection.js';
 import { QUEUES } from './contracts.js';
 
 /** Completed jobs kept for 2 days, failed ones for 14 (inspectable with any BullMQ UI). */
@@ -41,20 +42,6 @@ export interface QueueSettings {
   jobBackoffMs: number;
 }
 
-/** How long closing the queues waits for their start-up questions to be answered, at most. */
-export const START_UP_SETTLE_MS = 5_000;
-
-/** Resolves once every promise settled, or after `timeoutMs`, whichever comes first. */
-async function settled(promises: readonly Promise<unknown>[], timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-  try {
-    await Promise.race([Promise.allSettled(promises), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export function createQueues(connection: Redis, prefix: string, settings: QueueSettings): Queues {
   const base = (defaultJobOptions: DefaultJobOptions): QueueOptions => ({
     connection,
@@ -76,12 +63,10 @@ export function createQueues(connection: Redis, prefix: string, settings: QueueS
     runs,
     async close() {
       const all = [fetch, site, alerts, runs];
-      // Each queue asks Redis its version when created. A queue closed before the answer (a command
-      // that needed no Redis and ended at once, on a busy machine) drops its listeners, and when the
-      // shared connection is cut next, the unanswered question fails with nobody to hear it: an
-      // unhandled rejection. With Redis answering, the answers are let in first (bounded); with
-      // Redis away, BullMQ's own wait for the connection is what fails, and it handles that.
-      if (connection.status === 'ready') await settled(all.map((q) => q.waitUntilReady()), START_UP_SETTLE_MS);
+      // A command that needed no Redis may close the queues before their set-up is answered. With
+      // Redis answering, the answers are let in first; with Redis away, BullMQ's own wait for the
+      // shared connection is what fails, and it handles that.
+      if (connection.status === 'ready') await letSetUpsFinish(all);
       await Promise.all(all.map((q) => q.close()));
     },
   };

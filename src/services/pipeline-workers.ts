@@ -9,7 +9,7 @@ import os from 'node:os';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
-import { createRedis, onQueueError, reportOutages } from '../queues/connection.js';
+import { createRedis, letSetUpsFinish, onQueueError, reportOutages } from '../queues/connection.js';
 import { ALERT_DELIVERY_ATTEMPTS } from '../queues/queues.js';
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
 import { FetchRetryError } from './night-runner.js';
@@ -18,9 +18,6 @@ import type { Runtime } from './runtime.js';
 import type { StartRunInput } from './run-lifecycle.service.js';
 
 export type PipelineQueue = 'fetch' | 'site' | 'alerts' | 'runs';
-
-/** How long closing workers waits for connections still being set up (see close()). */
-export const CONNECTIONS_READY_BEFORE_CLOSE_MS = 5_000;
 
 /** The queues a worker process serves by default. */
 export const WORKER_QUEUES: readonly PipelineQueue[] = ['fetch', 'site', 'alerts'];
@@ -243,10 +240,8 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
   return {
     workers,
     async close(graceMs) {
-      // A BullMQ connection closed while it is still being set up rejects its set-up after its
-      // listeners are gone, which crashes the process (taskforcesh/bullmq#3546): a worker told to
-      // stop right after it started lets its connections finish first (bounded: Redis may be away).
-      await Promise.race([Promise.allSettled(workers.map((w) => w.waitUntilReady())), new Promise((resolve) => setTimeout(resolve, CONNECTIONS_READY_BEFORE_CLOSE_MS).unref())]);
+      // A worker told to stop right after it started lets its connections finish setting up first.
+      await letSetUpsFinish(workers);
       // pause() stops taking jobs and waits for the ones in flight; close() only comes after it.
       // Not close() first: once a graceful close() has begun, BullMQ's close(true) returns that
       // same pending close, so the deadline could never cut a slow fetch short.
