@@ -7,14 +7,12 @@
  * written when nothing changed), the 30-day streak and the fallback's copy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateDatabase } from '../../../src/db/migrate.js';
 import { createRepos, responseKey, sha256Of } from '../../../src/db/index.js';
 import { storeSingleNight } from '../../../src/services/night-runner.js';
 import { fetchResult } from '../../helpers/fetch-results.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
-import { migrationsBefore } from '../../helpers/migrations-before.js';
-import type { MigrationsBefore } from '../../helpers/migrations-before.js';
-import { createTestDatabase } from '../../helpers/test-db.js';
+import { databaseBefore } from '../../helpers/migrations-before.js';
+import type { DatabaseBefore } from '../../helpers/migrations-before.js';
 import { runCli } from '../../helpers/cli.js';
 
 const BODY_1 = Buffer.from('User-agent: *\nDisallow: /private/\n');
@@ -23,7 +21,7 @@ const RUN_AT = ['2026-01-01T03:00:00Z', '2026-01-02T03:00:00Z', '2026-01-03T03:0
 const NIGHT_5 = new Date('2026-02-16T03:00:00Z');
 
 let db: TestDatabase;
-let before: MigrationsBefore | undefined;
+let old: DatabaseBefore | undefined;
 
 /**
  * What the previous pipeline wrote for three sites over four nights:
@@ -92,9 +90,8 @@ insert into alerts (dedupe_key, run_id, site_id, severity, kind, title) values (
 `;
 
 beforeAll(async () => {
-  before = migrationsBefore('0005_');
-  db = await createTestDatabase({ empty: true });
-  await migrateDatabase(db.url, before.folder);
+  old = await databaseBefore('0005_');
+  db = old.db;
   // The fill runs as one script (several statements: no bind parameters), its values written in.
   const bytea = (b: Buffer) => `'\\x${b.toString('hex')}'::bytea`;
   const values: Record<string, string> = {
@@ -105,12 +102,11 @@ beforeAll(async () => {
     $5: bytea(BODY_2),
   };
   await db.pool.query(FILL.replace(/\$[1-5]/g, (m) => values[m]!));
-  await migrateDatabase(db.url);
+  await old.upgrade();
 }, 60_000);
 
 afterAll(async () => {
-  before?.remove();
-  await db?.close();
+  await old?.close();
 });
 
 const q = async <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => (await db.pool.query<T>(text, params)).rows;

@@ -4,22 +4,19 @@
  * not at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateDatabase } from '../../../src/db/migrate.js';
-import { migrationsBefore } from '../../helpers/migrations-before.js';
-import type { MigrationsBefore } from '../../helpers/migrations-before.js';
-import { createTestDatabase } from '../../helpers/test-db.js';
+import { databaseBefore } from '../../helpers/migrations-before.js';
+import type { DatabaseBefore } from '../../helpers/migrations-before.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 
 let db: TestDatabase;
-let before: MigrationsBefore | undefined;
+let old: DatabaseBefore | undefined;
 let beforeRows: { portfolios: unknown[]; members: unknown[]; runs: unknown[] };
 
 const q = async <T extends Record<string, unknown>>(text: string) => (await db.pool.query<T>(text)).rows;
 
 beforeAll(async () => {
-  before = migrationsBefore('0007_');
-  db = await createTestDatabase({ empty: true });
-  await migrateDatabase(db.url, before.folder);
+  old = await databaseBefore('0007_');
+  db = old.db;
   await db.pool.query(`
     insert into portfolios (id, name, extra_user_agents) values (1, 'clients', '{GPTBot}'), (2, 'brands', '{}');
     insert into sites (id, origin) values (1, 'https://a.example'), (2, 'https://b.example');
@@ -32,12 +29,11 @@ beforeAll(async () => {
     members: await q('select * from portfolio_sites order by portfolio_id, site_id'),
     runs: await q('select id, run_key, portfolio_id from audit_runs order by id'),
   };
-  await migrateDatabase(db.url);
+  await old.upgrade();
 }, 60_000);
 
 afterAll(async () => {
-  before?.remove();
-  await db?.close();
+  await old?.close();
 });
 
 describe('0007: portfolios carried over', () => {

@@ -4,24 +4,21 @@
  * site's state can stay on its page (a HOT update, no new index entry).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateDatabase } from '../../../src/db/migrate.js';
-import { migrationsBefore } from '../../helpers/migrations-before.js';
-import type { MigrationsBefore } from '../../helpers/migrations-before.js';
-import { createTestDatabase } from '../../helpers/test-db.js';
+import { databaseBefore } from '../../helpers/migrations-before.js';
+import type { DatabaseBefore } from '../../helpers/migrations-before.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 
 const SITES = 2_000;
 let db: TestDatabase;
-let before: MigrationsBefore | undefined;
+let old: DatabaseBefore | undefined;
 let beforeRows: unknown[];
 
 const q = async <T extends Record<string, unknown>>(text: string) => (await db.pool.query<T>(text)).rows;
 const STATES = 'select * from site_state order by site_id';
 
 beforeAll(async () => {
-  before = migrationsBefore('0008_');
-  db = await createTestDatabase({ empty: true });
-  await migrateDatabase(db.url, before.folder);
+  old = await databaseBefore('0008_');
+  db = old.db;
   await db.pool.query(`
     insert into sites (id, origin) select i, 'https://s' || i || '.example' from generate_series(1, ${SITES}) as i;
     insert into audit_runs (id, run_key, trigger, run_at, status, sites_total)
@@ -30,12 +27,11 @@ beforeAll(async () => {
       select i, 1, '2026-11-01T03:00Z', 'ok', 200, 'rules', 'R-10', sha256(i::text::bytea), 0, '2026-11-01T03:01Z'
       from generate_series(1, ${SITES}) as i;`);
   beforeRows = await q(STATES);
-  await migrateDatabase(db.url);
+  await old.upgrade();
 }, 60_000);
 
 afterAll(async () => {
-  before?.remove();
-  await db?.close();
+  await old?.close();
 });
 
 describe('0008: site_state keeps room for the nightly update', () => {

@@ -2,15 +2,13 @@
  * Migrations: applied under an advisory lock (two processes at once both succeed), checked at
  * startup by assertMigrated, and run by `robots-audit db migrate`.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseNotMigratedError, MIGRATIONS_FOLDER, assertMigrated, migrateDatabase, readJournal } from '../../../src/db/migrate.js';
+import { DatabaseNotMigratedError, assertMigrated, migrateDatabase, readJournal } from '../../../src/db/migrate.js';
 import { runCli } from '../../helpers/cli.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
+import { migrationsBefore } from '../../helpers/migrations-before.js';
 
 const journalTags = readJournal().map((e) => e.tag);
 const TABLES = [
@@ -119,40 +117,28 @@ describe('robots-audit db migrate', () => {
   });
 });
 
-/** A copy of the migrations folder holding the journal's entries before `tag` (a deployment that predates it). */
-function migrationsBefore(tag: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `migrations-before-${tag}-`));
-  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-  const upTo = journal.entries.findIndex((e) => e.tag.startsWith(tag));
-  expect(upTo).toBeGreaterThan(0);
-  fs.mkdirSync(path.join(dir, 'meta'));
-  fs.writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upTo) }));
-  for (const e of journal.entries.slice(0, upTo)) fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
-  return dir;
-}
-
 describe('0003_run-diff-counter: runs that exist already get their diffed count', () => {
   it('sites_diffed is backfilled from the snapshots diffed so far', async () => {
     const before = migrationsBefore('0003_');
     const through = migrationsBefore('0004_');
     try {
       const target = await database(true);
-      await migrateDatabase(target.url, before);
+      await migrateDatabase(target.url, before.folder);
       await target.pool.query(`
         insert into sites (id, origin) values (1, 'https://a.example'), (2, 'https://b.example'), (3, 'https://c.example');
         insert into audit_runs (id, run_key, trigger, run_at, sites_total) values (1, 'r1', 'manual', now(), 3), (2, 'r2', 'manual', now(), 3);
         insert into snapshots (run_id, site_id, fetched_at, outcome, attempts, policy, policy_reason, diffed_at)
           select r, s, now(), 'unavailable', 1, 'allow_all', 'R-12', case when s <= r then now() end
           from generate_series(1, 2) r, generate_series(1, 3) s;`);
-      await migrateDatabase(target.url, through);
+      await migrateDatabase(target.url, through.folder);
       const rows = (await target.pool.query<{ id: number; sites_diffed: number }>('select id, sites_diffed from audit_runs order by id')).rows;
       expect(rows).toEqual([
         { id: 1, sites_diffed: 1 },
         { id: 2, sites_diffed: 2 },
       ]);
     } finally {
-      fs.rmSync(before, { recursive: true, force: true });
-      fs.rmSync(through, { recursive: true, force: true });
+      before.remove();
+      through.remove();
     }
   });
 });
