@@ -4,6 +4,7 @@
  * so that a night costs its work and not a start-up: 46 nights fit in the demo's minute.
  */
 import { sql } from 'drizzle-orm';
+import { tallyOf } from '../db/runs.repo.js';
 import type { Runtime } from '../services/runtime.js';
 import { followRun, runKeyFor, summarizeRun } from './commands/audit.command.js';
 import type { RunSummary } from './commands/audit.command.js';
@@ -29,7 +30,7 @@ export interface ReplayedNight {
 export async function replayNight(rt: Runtime, night: Date): Promise<ReplayedNight> {
   const { run } = await rt.lifecycle.startRun({ runKey: runKeyFor(night, null, new Date()), trigger: 'manual', runAt: night, portfolio: null });
   const ended = run.status === 'running' ? await followRun(rt, run.id, DEMO_POLL_MS) : run;
-  const failed = Object.keys(ended.counts.failed ?? {}).length;
+  const failed = tallyOf(ended).failed;
   if (ended.status !== 'completed' || failed > 0) throw new Error(`the run of ${night.toISOString()} ended ${ended.status} with ${failed} failed sites`);
   const alerts = await rt.db.db.execute<{ severity: string; kind: string; title: string }>(
     sql`select severity::text, kind, title from alerts where run_id = ${run.id} and severity in ('critical', 'warning') order by severity, kind, title`,

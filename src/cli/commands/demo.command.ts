@@ -72,7 +72,6 @@ const MORE_COMMANDS: readonly (readonly [string, string])[] = [
   ['robots-audit explain gazette.demo /subscribers/weekend-edition --ua GPTBot', "why GPTBot may fetch what * may not"],
 ];
 
-/** The terminal's width when standard output is one. */
 export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   addConnectionOptions(
     program

@@ -21,7 +21,6 @@ interface ReportOptions extends DatabaseOptions {
   width?: string;
 }
 
-/** The terminal's width when standard output is one; unbounded (no cutting) into a pipe or a file. */
 export const registerReportCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('report')
