@@ -19,6 +19,7 @@ import { targetsHash } from '../services/site-night.js';
 import type { BodyIndex } from '../services/body-index.js';
 import { severitiesAtLeast, deliveryDedupeKey } from './alerts.repo.js';
 import type { AlertSeverityName } from './alerts.repo.js';
+import { pgArray } from './pg-array.js';
 import { pgJson, pgText } from './pg-text.js';
 import { mergeAgentTokens } from './tracked-urls.repo.js';
 import { agentFamilyOf } from './agent-families.js';
@@ -368,7 +369,8 @@ function bump(counts: Counts, group: string, key: string): void {
   g[key] = (g[key] ?? 0) + 1;
 }
 
-const col = <T, V>(rows: readonly T[], pick: (row: T) => V): V[] => rows.map(pick);
+/** A column of the rows, as the array parameter of an `unnest` (pgArray: cheaper than pg's own conversion). */
+const col = pgArray;
 
 /**
  * Stores nights and retried attempts in one transaction on `client` (checked out of the pool by
