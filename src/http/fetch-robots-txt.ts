@@ -138,6 +138,10 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
   opts.signal?.addEventListener('abort', abortedByCaller, { once: true });
   if (opts.signal?.aborted) deadline.abort();
 
+  const largeBodies = opts.largeBodies;
+  // Waiting for a large-body slot ends with the fetch's deadline, like everything else it does.
+  const largeBodyGate = largeBodies ? { freeBytes: opts.smallBodyBytes, wait: () => largeBodies.hold(deadline.signal) } : undefined;
+
   // every failed request is a network_error with the most precise code at hand.
   const failure = (err: unknown): Ending =>
     opts.signal?.aborted
@@ -227,7 +231,7 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
       };
       const limits = { maxBodyBytes: opts.maxBodyBytes, maxDecodedBytes: opts.maxDecodedBytes };
       if (outcome === 'ok') {
-        const read = await readBody(response.body, { ...framing, keep: true }, limits);
+        const read = await readBody(response.body, { ...framing, keep: true }, limits, largeBodyGate);
         // a 2xx body that breaks off is incomplete data, a failed request.
         if (read.error !== null) return { ...failure(read.error), read: { ...read, body: Buffer.alloc(0) } };
         return { outcome, read };

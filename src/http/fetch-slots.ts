@@ -1,7 +1,8 @@
 /**
- * At most `size` fetches in flight in a process, whatever the number of jobs: the bound on open
- * sockets and on bodies held in memory (each up to ROBOTS_AUDIT_MAX_BODY_BYTES). Waiters are
- * served first come, first served; an aborted signal takes a waiter out of the line.
+ * At most `size` holders at once, whatever the number of jobs. A worker has two: its fetches in
+ * flight (the bound on open sockets), and among them the fetches whose body grew past the small
+ * size every fetch may read (the bound on body bytes held, read-body.ts). Waiters are served
+ * first come, first served; an aborted signal takes a waiter out of the line.
  */
 interface Waiter {
   grant: () => void;
@@ -30,12 +31,23 @@ export class FetchSlots {
 
   /** Runs `task` in a slot. */
   async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.#acquire(signal);
+    const release = await this.hold(signal);
     try {
       return await task();
     } finally {
-      this.#release();
+      release();
     }
+  }
+
+  /** Takes a slot until the returned function is called (once; later calls do nothing). */
+  async hold(signal?: AbortSignal): Promise<() => void> {
+    await this.#acquire(signal);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.#release();
+    };
   }
 
   #acquire(signal?: AbortSignal): Promise<void> {

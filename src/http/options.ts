@@ -5,6 +5,7 @@
  */
 import { loadConfig, type AppConfig } from '../config/env.js';
 import type { FetchDispatcher } from './fetch-dispatcher.js';
+import type { FetchSlots } from './fetch-slots.js';
 
 export interface FetchOptions {
   /** User-Agent header. */
@@ -42,6 +43,13 @@ export interface FetchOptions {
    * each fetch builds one from these options and closes it at the end.
    */
   dispatcher?: FetchDispatcher;
+  /** Body bytes a fetch holds without a large-body slot. */
+  smallBodyBytes: number;
+  /**
+   * The process's large-body slots (FetchSlots): a kept body past `smallBodyBytes` waits for one
+   * (read-body.ts, LargeBodyGate). Absent: bodies grow to maxBodyBytes without asking.
+   */
+  largeBodies?: FetchSlots;
 }
 
 const systemClock = () => new Date();
@@ -52,6 +60,7 @@ export function fetchOptionsFromConfig(config: AppConfig, now: () => Date = syst
     maxRedirects: config.ROBOTS_AUDIT_MAX_REDIRECTS,
     maxBodyBytes: config.ROBOTS_AUDIT_MAX_BODY_BYTES,
     maxDecodedBytes: config.ROBOTS_AUDIT_MAX_DECODED_BYTES,
+    smallBodyBytes: config.ROBOTS_AUDIT_SMALL_BODY_BYTES,
     connectTimeoutMs: config.ROBOTS_AUDIT_CONNECT_TIMEOUT_MS,
     headersTimeoutMs: config.ROBOTS_AUDIT_HEADERS_TIMEOUT_MS,
     bodyTimeoutMs: config.ROBOTS_AUDIT_BODY_TIMEOUT_MS,
@@ -71,7 +80,7 @@ export function defaultFetchOptions(): FetchOptions {
   return { ...defaults };
 }
 
-const POSITIVE = ['maxBodyBytes', 'maxDecodedBytes', 'connectTimeoutMs', 'headersTimeoutMs', 'bodyTimeoutMs', 'totalTimeoutMs'] as const;
+const POSITIVE = ['maxBodyBytes', 'maxDecodedBytes', 'smallBodyBytes', 'connectTimeoutMs', 'headersTimeoutMs', 'bodyTimeoutMs', 'totalTimeoutMs'] as const;
 const NON_NEGATIVE = ['maxRedirects', 'defaultCacheSeconds'] as const;
 
 /** Marks options resolveFetchOptions already filled and checked (copied along by `{ ...options }`). */

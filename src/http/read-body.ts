@@ -27,6 +27,19 @@ export interface BodyFraming {
   keep: boolean;
 }
 
+/**
+ * How a kept body may grow past the bytes every fetch reads freely (fetch-robots-txt.ts): by
+ * holding one of the process's slots for large bodies (FetchSlots.hold). Reading pauses until a
+ * slot is granted, the socket's flow control holding the sender back, and the slot is given back
+ * when reading ends.
+ */
+export interface LargeBodyGate {
+  /** Kept bytes a body may hold without a slot. */
+  freeBytes: number;
+  /** Resolves to the slot's release; rejects if the fetch is aborted while it waits. */
+  wait: () => Promise<() => void>;
+}
+
 export interface BodyRead {
   /** The kept decoded bytes (empty when `keep` is false). */
   body: Buffer;
@@ -113,7 +126,7 @@ export function decodersFor(contentEncoding: string | null): Transform[] {
   });
 }
 
-export function readBody(source: Readable, framing: BodyFraming, limits: BodyLimits): Promise<BodyRead> {
+export function readBody(source: Readable, framing: BodyFraming, limits: BodyLimits, gate?: LargeBodyGate): Promise<BodyRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let kept = 0;
@@ -121,11 +134,14 @@ export function readBody(source: Readable, framing: BodyFraming, limits: BodyLim
     let wire = 0;
     let settled = false;
     let decoders: Transform[] = [];
+    let gateAsked = false;
+    let releaseGate: (() => void) | null = null;
 
     const streams = () => [source, ...decoders];
     const finish = (outcome: { truncated: boolean; fullSize: number | null; error?: unknown }) => {
       if (settled) return;
       settled = true;
+      releaseGate?.();
       for (const stream of streams()) {
         // Late errors from streams torn down here are expected and carry no information.
         stream.on('error', () => {});
@@ -158,6 +174,7 @@ export function readBody(source: Readable, framing: BodyFraming, limits: BodyLim
         const take = chunk.subarray(0, keepLimit - kept);
         chunks.push(take);
         kept += take.length;
+        if (gate && !gateAsked && kept > gate.freeBytes) waitForLargeBodySlot(gate);
       }
       if (encoded) {
         // A bomb stops here: nothing past the decoded cap is produced.
@@ -170,6 +187,19 @@ export function readBody(source: Readable, framing: BodyFraming, limits: BodyLim
         // Content-Length already says there is more: no need to wait for the next chunk.
         finish({ truncated: true, fullSize: framing.contentLength });
       }
+    };
+
+    const waitForLargeBodySlot = (large: LargeBodyGate) => {
+      gateAsked = true;
+      sink.pause();
+      large.wait().then(
+        (release) => {
+          if (settled) return release();
+          releaseGate = release;
+          sink.resume();
+        },
+        (err: unknown) => finish({ truncated: false, fullSize: null, error: err }),
+      );
     };
 
     source.on('error', (err) => finish({ truncated: false, fullSize: null, error: err }));

@@ -71,6 +71,7 @@ export interface StatusSources {
   queueDepths(): Promise<QueueDepthSample[]>;
   runsInProgress(): Promise<RunProgressSample[]>;
   fetchSlots(): { inUse: number; waiting: number; size: number };
+  largeBodySlots(): { inUse: number; waiting: number; size: number };
 }
 
 export interface PipelineMetrics {
@@ -193,6 +194,15 @@ export function createPipelineMetrics(options: PipelineMetricsOptions = {}): Pip
     registers,
     collect() {
       this.set(sources?.fetchSlots().size ?? 0);
+    },
+  });
+
+  new Gauge({
+    name: `${METRIC_PREFIX}large_bodies_waiting`,
+    help: 'Fetches of this process whose body passed ROBOTS_AUDIT_SMALL_BODY_BYTES, paused until one of its ROBOTS_AUDIT_LARGE_BODY_FETCHES slots is free.',
+    registers,
+    collect() {
+      this.set(sources?.largeBodySlots().waiting ?? 0);
     },
   });
 

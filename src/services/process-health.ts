@@ -76,6 +76,7 @@ export async function startProcessHealth(config: AppConfig, log: Logger, options
         queueDepths: () => (rt.redis.status === 'ready' ? withDeadline(queueDepths(rt.queues), timeoutMs) : Promise.reject(new Error('Redis is not connected'))),
         runsInProgress: () => withDeadline(runsInProgress(status, new Date()), timeoutMs),
         fetchSlots: () => rt.nights.slots,
+        largeBodySlots: () => rt.nights.largeBodies,
       });
       watch = watchServices(watched, config.ROBOTS_AUDIT_OUTAGE_PROBE_MS);
     },

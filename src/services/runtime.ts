@@ -49,7 +49,7 @@ export interface Runtime {
   queues: Queues;
   hostLock: HostLock;
   /** Sites' nights: the batch and site jobs' work, and the writer they share. */
-  nights: NightRunner & { writer: NightWriter; slots: FetchSlots };
+  nights: NightRunner & { writer: NightWriter; slots: FetchSlots; largeBodies: FetchSlots };
   lifecycle: RunLifecycle;
   delivery: AlertDeliveryService;
   /** Where jobs, fetches, nights and deliveries are counted (NO_METRICS when the process has no metrics). */
@@ -142,6 +142,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
   });
 
   const slots = new FetchSlots(config.ROBOTS_AUDIT_FETCH_CONCURRENCY);
+  const largeBodies = new FetchSlots(config.ROBOTS_AUDIT_LARGE_BODY_FETCHES);
   const writer = createNightWriter({
     pool: db.pool,
     maxBatch: config.ROBOTS_AUDIT_WRITE_BATCH,
@@ -165,7 +166,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
 
 
   // Resolved once: each fetch only adds its abort signal.
-  const nightFetchOptions = resolveFetchOptions({ ...fetchOptions, dispatcher: fetchDispatcher });
+  const nightFetchOptions = resolveFetchOptions({ ...fetchOptions, dispatcher: fetchDispatcher, largeBodies });
   const runner = createNightRunner({
     pool: db.pool,
     writer,
@@ -232,7 +233,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     redis,
     queues,
     hostLock,
-    nights: { ...runner, writer, slots },
+    nights: { ...runner, writer, slots, largeBodies },
     lifecycle,
     delivery,
     recorder,

@@ -2,6 +2,7 @@ import { closedPort } from '../../fixtures/webhook-receiver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchDispatcher } from '../../../src/http/fetch-dispatcher.js';
 import { fetchRobotsTxt } from '../../../src/http/fetch-robots-txt.js';
+import { FetchSlots } from '../../../src/http/fetch-slots.js';
 import { HostGate } from '../../../src/http/host-gate.js';
 import { InvalidUrlError } from '../../../src/robots/origin.js';
 import {
@@ -281,6 +282,35 @@ describe('R-18, D-6: size caps', () => {
     expect(result).toMatchObject({ outcome: 'ok', truncated: true, bodyBytes: 500 * 1024, fullSize: null });
     expect(result.body?.equals(Buffer.alloc(500 * 1024))).toBe(true);
     expect(result.durationMs).toBeLessThan(2000);
+  });
+});
+
+describe('body bytes held: a body past smallBodyBytes waits for one of the large-body slots', () => {
+  const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('while the only slot is taken, a large body pauses and a small one goes through; then it reads on, whole', async () => {
+    const largeBodies = new FetchSlots(1);
+    const taken = await largeBodies.hold();
+    let settled = false;
+    const big = fetchHost('big-1mib.test', { largeBodies, smallBodyBytes: 64 * 1024 }).then((r) => ((settled = true), r));
+    await later(150);
+    expect([settled, largeBodies.waiting]).toEqual([false, 1]);
+    const small = await fetchHost('ok.test', { largeBodies, smallBodyBytes: 64 * 1024 });
+    expect(small).toMatchObject({ outcome: 'ok', bodyBytes: Buffer.byteLength(OK_BODY) });
+    taken();
+    const result = await big;
+    expect(result).toMatchObject({ outcome: 'ok', truncated: true, bodyBytes: 500 * 1024, fullSize: MIB });
+    expect(result.body?.equals(bigBody(MIB).subarray(0, 500 * 1024))).toBe(true);
+    expect([largeBodies.inUse, largeBodies.waiting]).toEqual([0, 0]);
+  });
+
+  it('a wait for a slot ends with the total deadline of the fetch, and leaves the line', async () => {
+    const largeBodies = new FetchSlots(1);
+    const taken = await largeBodies.hold();
+    const result = await fetchHost('big-1mib.test', { largeBodies, smallBodyBytes: 64 * 1024, totalTimeoutMs: 300 });
+    expect(result).toMatchObject({ outcome: 'network_error', errorCode: 'TOTAL_TIMEOUT', body: null });
+    expect([largeBodies.inUse, largeBodies.waiting]).toEqual([1, 0]);
+    taken();
   });
 });
 

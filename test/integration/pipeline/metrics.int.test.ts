@@ -188,6 +188,7 @@ describe('while a run is in progress, then its alerts', () => {
   it('the held fetch is in flight, out of the process\'s slots', () => {
     expect(during.value('robots_audit_fetches_in_flight')).toBe(1);
     expect(during.value('robots_audit_fetch_slots')).toBe(p.config.ROBOTS_AUDIT_FETCH_CONCURRENCY);
+    expect(during.value('robots_audit_large_bodies_waiting')).toBe(0);
   });
 
   it('once it ended: its series are gone, six fetches and six nights in all', () => {

@@ -63,4 +63,23 @@ describe('FetchSlots', () => {
     await first;
     expect(await third).toBe('third');
   });
+
+  it('hold: a slot kept until its release, which gives it back once however often it is called', async () => {
+    const slots = new FetchSlots(1);
+    const release = await slots.hold();
+    expect(slots.inUse).toBe(1);
+    let second = false;
+    const next = slots.hold().then((r) => {
+      second = true;
+      return r;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect([second, slots.waiting]).toEqual([false, 1]);
+    release();
+    release();
+    const releaseNext = await next;
+    expect([second, slots.inUse, slots.waiting]).toEqual([true, 1, 0]);
+    releaseNext();
+    expect(slots.inUse).toBe(0);
+  });
 });

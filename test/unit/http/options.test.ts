@@ -19,6 +19,7 @@ describe('fetch options: defaults come from src/config/env.ts', () => {
       ROBOTS_AUDIT_MAX_REDIRECTS: '7',
       ROBOTS_AUDIT_MAX_BODY_BYTES: '1000',
       ROBOTS_AUDIT_MAX_DECODED_BYTES: '2000',
+      ROBOTS_AUDIT_SMALL_BODY_BYTES: '300',
       ROBOTS_AUDIT_CONNECT_TIMEOUT_MS: '11',
       ROBOTS_AUDIT_HEADERS_TIMEOUT_MS: '12',
       ROBOTS_AUDIT_BODY_TIMEOUT_MS: '13',
@@ -35,6 +36,7 @@ describe('fetch options: defaults come from src/config/env.ts', () => {
       maxRedirects: 7,
       maxBodyBytes: 1000,
       maxDecodedBytes: 2000,
+      smallBodyBytes: 300,
       connectTimeoutMs: 11,
       headersTimeoutMs: 12,
       bodyTimeoutMs: 13,
@@ -51,7 +53,7 @@ describe('fetch options: defaults come from src/config/env.ts', () => {
     expect(resolved.userAgent).toBe(defaultFetchOptions().userAgent);
   });
 
-  it.each([{ maxBodyBytes: 0 }, { totalTimeoutMs: -1 }, { maxRedirects: 1.5 }, { connectTimeoutMs: Number.NaN }])('refuses %j', (bad) => {
+  it.each([{ maxBodyBytes: 0 }, { smallBodyBytes: 0 }, { totalTimeoutMs: -1 }, { maxRedirects: 1.5 }, { connectTimeoutMs: Number.NaN }])('refuses %j', (bad) => {
     expect(() => resolveFetchOptions(bad)).toThrow(RangeError);
   });
 });

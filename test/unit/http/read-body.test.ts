@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { FetchSlots } from '../../../src/http/fetch-slots.js';
 import { DecodeError, readBody } from '../../../src/http/read-body.js';
+import type { LargeBodyGate } from '../../../src/http/read-body.js';
 
 const limits = { maxBodyBytes: 1000, maxDecodedBytes: 5000 };
 const identity = { contentEncoding: null, contentLength: null, keep: true };
@@ -144,5 +146,92 @@ describe('R-15: a body that breaks off is reported with its error', () => {
     expect(read.error).toBe(reset);
     expect(read.truncated).toBe(false);
     expect(read.fullSize).toBeNull();
+  });
+});
+
+describe('a kept body past the free bytes waits for a large-body slot (the bound on body bytes held)', () => {
+  const gateOf = (slots: FetchSlots, freeBytes = 300) => {
+    const asked = { count: 0 };
+    const gate: LargeBodyGate = {
+      freeBytes,
+      wait: () => {
+        asked.count++;
+        return slots.hold();
+      },
+    };
+    return { gate, asked };
+  };
+
+  it('a body within the free bytes never asks for a slot', async () => {
+    const slots = new FetchSlots(1);
+    const hold = await slots.hold();
+    const { gate, asked } = gateOf(slots);
+    const read = await readBody(chunked(text(300)), identity, limits, gate);
+    expect([read.body.length, asked.count]).toEqual([300, 0]);
+    hold();
+  });
+
+  it('a larger body pauses past the free bytes until a slot is free, then reads on and gives it back', async () => {
+    const slots = new FetchSlots(1);
+    const hold = await slots.hold();
+    const { gate, asked } = gateOf(slots);
+    const body = text(900);
+    let settled = false;
+    const reading = readBody(chunked(body), identity, limits, gate).then((r) => {
+      settled = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect([settled, asked.count, slots.waiting]).toEqual([false, 1, 1]);
+    hold();
+    const read = await reading;
+    expect(read).toMatchObject({ decodedBytes: 900, fullSize: 900, truncated: false, error: null });
+    expect(read.body.equals(body)).toBe(true);
+    expect([slots.inUse, slots.waiting]).toEqual([0, 0]);
+  });
+
+  it('an encoded body counts its kept decoded bytes, and pauses its decoder', async () => {
+    const slots = new FetchSlots(1);
+    const hold = await slots.hold();
+    const { gate } = gateOf(slots);
+    const body = text(900, 'gzip me ');
+    const reading = readBody(chunked(zlib.gzipSync(body), 10), { contentEncoding: 'gzip', contentLength: null, keep: true }, limits, gate);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(slots.waiting).toBe(1);
+    hold();
+    const read = await reading;
+    expect(read.body.equals(body)).toBe(true);
+    expect(slots.inUse).toBe(0);
+  });
+
+  it('a body that is only counted (keep: false) holds nothing and never waits', async () => {
+    const slots = new FetchSlots(1);
+    const hold = await slots.hold();
+    const { gate, asked } = gateOf(slots);
+    const read = await readBody(chunked(text(900)), { ...identity, keep: false }, limits, gate);
+    expect([read.decodedBytes, asked.count]).toEqual([900, 0]);
+    hold();
+  });
+
+  it('a wait that fails (the fetch aborted) ends the read with its error', async () => {
+    const aborted = new Error('total deadline');
+    const gate: LargeBodyGate = { freeBytes: 300, wait: () => Promise.reject(aborted) };
+    const read = await readBody(chunked(text(900)), identity, limits, gate);
+    expect(read.error).toBe(aborted);
+  });
+
+  it('a body that breaks off while it waits gives back the slot it is granted later', async () => {
+    const slots = new FetchSlots(1);
+    const hold = await slots.hold();
+    const { gate } = gateOf(slots);
+    const source = new Readable({ read() {} });
+    source.push(text(400));
+    const reading = readBody(source, identity, limits, gate);
+    await new Promise((r) => setTimeout(r, 20));
+    source.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    expect((await reading).error).toMatchObject({ code: 'ECONNRESET' });
+    hold();
+    await new Promise((r) => setImmediate(r));
+    expect([slots.inUse, slots.waiting]).toEqual([0, 0]);
   });
 });
