@@ -9,10 +9,17 @@
  * say where the bytes came from. With one request at a time per host (HostGate) that is exact.
  * An entry is handed out once and forgotten; at most REMOTE_ADDRESS_MEMORY are kept (the oldest
  * go first), so a night over 100,000 origins does not grow the map.
+ *
+ * A robots.txt fetch talks to each host once a night: it opens a connection of its own for each
+ * request (`openExchange`) and closes it as soon as the answer is read (`closeExchange`), so that
+ * 100,000 hosts never hold 100,000 idle sockets. Closing it ourselves, rather than asking undici
+ * to (`reset`, or the Agent closing an origin's client when its socket goes), spares the two
+ * errors undici builds for each such close, whose stacks Node's streams format: 7-8% of a
+ * worker's CPU (docs/benchmarks.md). Webhooks go through `agent`, which keeps connections.
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { Agent, buildConnector } from 'undici';
+import { Agent, Client, buildConnector } from 'undici';
 import { createGuardedLookup, type Resolver } from './guarded-lookup.js';
 import { parseResolvePins } from './resolve-pins.js';
 import { createSsrfGuard, SsrfBlockedError } from './ssrf-guard.js';
@@ -31,7 +38,12 @@ export interface FetchDispatcherOptions {
 }
 
 export interface FetchDispatcher {
+  /** For requests that may reuse connections (webhook deliveries). */
   readonly agent: Agent;
+  /** A connection of its own for one request to the URL's origin; give it to closeExchange once its answer is read. */
+  openExchange(url: string | URL): Client;
+  /** Closes an exchange's connection (whatever state it is in). */
+  closeExchange(client: Client): void;
   /** The remote address of the last connection to the URL's scheme, host and port, if any (once). */
   remoteAddress(url: URL): string | null;
   /** Closes every connection now (in-flight requests fail). */
@@ -40,6 +52,12 @@ export interface FetchDispatcher {
 
 /** Connections whose address was not asked for yet (refused before an answer, say) kept at most. */
 export const REMOTE_ADDRESS_MEMORY = 4096;
+
+/**
+ * Why an exchange's connection is closed: made once, so that closing builds no error (nor stack)
+ * of its own. Requests still running on it, if any, fail with it.
+ */
+const EXCHANGE_CLOSED = Object.assign(new Error('the robots.txt exchange is over: its connection is closed'), { code: 'EXCHANGE_CLOSED' });
 
 function defaultPort(protocol: string): string {
   return protocol === 'https:' ? '443' : '80';
@@ -99,14 +117,28 @@ export function createFetchDispatcher(options: FetchDispatcherOptions): FetchDis
   };
 
   const agent = new Agent({ connect, connections: 1 });
+  const exchanges = new Set<Client>();
   return {
     agent,
+    openExchange(url) {
+      const client = new Client(typeof url === 'string' ? new URL(url).origin : url.origin, { connect });
+      exchanges.add(client);
+      return client;
+    },
+    closeExchange(client) {
+      exchanges.delete(client);
+      if (!client.destroyed) client.destroy(EXCHANGE_CLOSED, () => {});
+    },
     remoteAddress(url) {
       const key = connectionKey(url.protocol, url.hostname, url.port);
       const address = remoteAddresses.get(key) ?? null;
       remoteAddresses.delete(key);
       return address;
     },
-    close: () => agent.destroy(),
+    async close() {
+      const open = [...exchanges];
+      exchanges.clear();
+      await Promise.all([agent.destroy(), ...open.map((client) => client.destroy())]);
+    },
   };
 }

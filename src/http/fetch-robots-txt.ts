@@ -157,93 +157,97 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
   const exchange = async (): Promise<Ending> => {
     const seen = new Set([requestedUrl]);
     for (;;) {
-      status = null;
-      headers = NO_HEADERS;
-      remoteAddress = null;
-      let response: Dispatcher.ResponseData;
+      const target = new URL(url);
+      const connection = dispatcher.openExchange(target);
       try {
-        response = await request(url, {
-          dispatcher: dispatcher.agent,
-          method: 'GET',
-          // R-19: a plain GET: no conditional headers.
-          headers: { 'user-agent': opts.userAgent, accept: ACCEPT, 'accept-encoding': ACCEPT_ENCODING },
-          signal: deadline.signal,
-          headersTimeout: opts.headersTimeoutMs,
-          bodyTimeout: opts.bodyTimeoutMs,
-          // A host is fetched once a night: its connection closes with the answer instead of idling
-          // in the pool, so 100,000 hosts never hold 100,000 sockets.
-          reset: true,
-        });
-      } catch (err) {
-        return failure(err);
-      }
-      status = response.statusCode;
-      headers = pickHeaders(response.headers);
-      remoteAddress = dispatcher.remoteAddress(new URL(url));
-
-      if (FOLLOWED_REDIRECT_STATUSES.has(status)) {
-        discard(response.body);
-        const location = firstHeader(response.headers, 'location');
-        hops.push({ url, status, location });
-        if (location === null || location.trim() === '') {
-          // A redirect that names no target is a malformed response, not a missing file:
-          // R-15 "invalid response" -> treated as a server error, like Google's fetcher.
-          return {
-            outcome: 'network_error',
-            errorCode: FetchErrorCode.REDIRECT_NO_LOCATION,
-            errorMessage: `${status} redirect without a Location header`,
-          };
-        }
-        let next: URL;
+        status = null;
+        headers = NO_HEADERS;
+        remoteAddress = null;
+        let response: Dispatcher.ResponseData;
         try {
-          next = new URL(location.trim(), url);
-        } catch {
-          return { outcome: 'network_error', errorCode: FetchErrorCode.REDIRECT_BAD_LOCATION, errorMessage: `Location "${location}" is not a URL` };
+          response = await request(target, {
+            dispatcher: connection,
+            method: 'GET',
+            // R-19: a plain GET: no conditional headers.
+            headers: { 'user-agent': opts.userAgent, accept: ACCEPT, 'accept-encoding': ACCEPT_ENCODING },
+            signal: deadline.signal,
+            headersTimeout: opts.headersTimeoutMs,
+            bodyTimeout: opts.bodyTimeoutMs,
+          });
+        } catch (err) {
+          return failure(err);
         }
-        if (!FETCHABLE_SCHEMES.has(next.protocol)) {
-          return {
-            outcome: 'network_error',
-            errorCode: FetchErrorCode.REDIRECT_BAD_LOCATION,
-            errorMessage: `Location "${location}" is not an http(s) URL`,
-          };
-        }
-        next.hash = '';
-        // R-11: a loop or more hops than the limit ends the fetch; the policy treats it as a 404.
-        if (seen.has(next.href)) {
-          return { outcome: 'redirect_limit', errorCode: FetchErrorCode.REDIRECT_LOOP, errorMessage: `redirect loop: ${next.href} was already requested` };
-        }
-        if (hops.length > opts.maxRedirects) {
-          return {
-            outcome: 'redirect_limit',
-            errorCode: FetchErrorCode.TOO_MANY_REDIRECTS,
-            errorMessage: `more than ${opts.maxRedirects} redirects`,
-          };
-        }
-        seen.add(next.href);
-        url = next.href;
-        continue;
-      }
+        status = response.statusCode;
+        headers = pickHeaders(response.headers);
+        remoteAddress = dispatcher.remoteAddress(target);
 
-      const outcome = outcomeForStatus(status);
-      const framing = {
-        contentEncoding: headers.contentEncoding,
-        contentLength: contentLengthOf(headers.contentLength),
-      };
-      const limits = { maxBodyBytes: opts.maxBodyBytes, maxDecodedBytes: opts.maxDecodedBytes };
-      if (outcome === 'ok') {
-        const read = await readBody(response.body, { ...framing, keep: true }, limits, largeBodyGate);
-        // R-15: a 2xx body that breaks off is incomplete data, a failed request.
-        if (read.error !== null) return { ...failure(read.error), read: { ...read, body: Buffer.alloc(0) } };
+        if (FOLLOWED_REDIRECT_STATUSES.has(status)) {
+          discard(response.body);
+          const location = firstHeader(response.headers, 'location');
+          hops.push({ url, status, location });
+          if (location === null || location.trim() === '') {
+            // A redirect that names no target is a malformed response, not a missing file:
+            // R-15 "invalid response" -> treated as a server error, like Google's fetcher.
+            return {
+              outcome: 'network_error',
+              errorCode: FetchErrorCode.REDIRECT_NO_LOCATION,
+              errorMessage: `${status} redirect without a Location header`,
+            };
+          }
+          let next: URL;
+          try {
+            next = new URL(location.trim(), url);
+          } catch {
+            return { outcome: 'network_error', errorCode: FetchErrorCode.REDIRECT_BAD_LOCATION, errorMessage: `Location "${location}" is not a URL` };
+          }
+          if (!FETCHABLE_SCHEMES.has(next.protocol)) {
+            return {
+              outcome: 'network_error',
+              errorCode: FetchErrorCode.REDIRECT_BAD_LOCATION,
+              errorMessage: `Location "${location}" is not an http(s) URL`,
+            };
+          }
+          next.hash = '';
+          // R-11: a loop or more hops than the limit ends the fetch; the policy treats it as a 404.
+          if (seen.has(next.href)) {
+            return { outcome: 'redirect_limit', errorCode: FetchErrorCode.REDIRECT_LOOP, errorMessage: `redirect loop: ${next.href} was already requested` };
+          }
+          if (hops.length > opts.maxRedirects) {
+            return {
+              outcome: 'redirect_limit',
+              errorCode: FetchErrorCode.TOO_MANY_REDIRECTS,
+              errorMessage: `more than ${opts.maxRedirects} redirects`,
+            };
+          }
+          seen.add(next.href);
+          url = next.href;
+          continue;
+        }
+
+        const outcome = outcomeForStatus(status);
+        const framing = {
+          contentEncoding: headers.contentEncoding,
+          contentLength: contentLengthOf(headers.contentLength),
+        };
+        const limits = { maxBodyBytes: opts.maxBodyBytes, maxDecodedBytes: opts.maxDecodedBytes };
+        if (outcome === 'ok') {
+          const read = await readBody(response.body, { ...framing, keep: true }, limits, largeBodyGate);
+          // R-15: a 2xx body that breaks off is incomplete data, a failed request.
+          if (read.error !== null) return { ...failure(read.error), read: { ...read, body: Buffer.alloc(0) } };
+          return { outcome, read };
+        }
+        if (outcome === 'network_error') {
+          discard(response.body);
+          return { outcome, errorCode: FetchErrorCode.INVALID_STATUS, errorMessage: `invalid response: status ${status}` };
+        }
+        // 4xx / 5xx: the status decides (R-12, R-13, D-4); the body is only measured, and a body
+        // that breaks off changes nothing.
+        const read = await readBody(response.body, { ...framing, keep: false }, limits);
         return { outcome, read };
+      } finally {
+        // Also on a redirect, an error or an abort: the connection never outlives its exchange.
+        dispatcher.closeExchange(connection);
       }
-      if (outcome === 'network_error') {
-        discard(response.body);
-        return { outcome, errorCode: FetchErrorCode.INVALID_STATUS, errorMessage: `invalid response: status ${status}` };
-      }
-      // 4xx / 5xx: the status decides (R-12, R-13, D-4); the body is only measured, and a body
-      // that breaks off changes nothing.
-      const read = await readBody(response.body, { ...framing, keep: false }, limits);
-      return { outcome, read };
     }
   };
 

@@ -207,11 +207,10 @@ describe('R-15: failed requests and incomplete data -> network_error with a prec
     expect(result.durationMs).toBeLessThan(2000);
   });
 
-  it('connection destroyed mid-body -> the body ends short of its Content-Length (UND_ERR_RES_CONTENT_LENGTH_MISMATCH)', async () => {
-    // The fetcher asks for the connection to close after the answer (one fetch per host a night),
-    // so a connection that ends is the end of the message, found shorter than announced.
+  it('connection destroyed mid-body -> the server closed it before the body it announced was complete (UND_ERR_SOCKET)', async () => {
     const result = await fetchHost('reset-mid-body.test');
-    expect(result).toMatchObject({ outcome: 'network_error', errorCode: 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', status: 200, body: null, truncated: false });
+    expect(result).toMatchObject({ outcome: 'network_error', errorCode: 'UND_ERR_SOCKET', status: 200, body: null, truncated: false });
+    expect(result.errorMessage).toMatch(/other side closed/);
   });
 
   it('invalid chunked encoding -> HPE_INVALID_CHUNK_SIZE', async () => {
@@ -392,6 +391,20 @@ describe('reuse and politeness', () => {
       expect(second.remoteAddress).toBe('127.0.0.1');
       const blocked = await fetchRobotsTxt('http://169.254.169.254', options({ dispatcher }));
       expect(blocked.errorCode).toBe('SSRF_BLOCKED');
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it('each request has a connection of its own, closed once its answer is read (redirect hops too): none is left open', async () => {
+    const dispatcher = createFetchDispatcher(options());
+    try {
+      web.resetCounters();
+      const results = await Promise.all(['ok.test', 'redirect-2.test', 'status-404.test'].map((host) => fetchRobotsTxt(web.baseUrl(host), options({ dispatcher }))));
+      expect(results.map((r) => r.outcome)).toEqual(['ok', 'ok', 'unavailable']);
+      expect(web.connectionCount()).toBe(5);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(web.openConnections()).toBe(0);
     } finally {
       await dispatcher.close();
     }

@@ -333,7 +333,7 @@ describe('one night of ordinary and hostile sites (portfolios "scenarios" and "b
       ['s503', 'server_error', 503, null, 'R-13', MAX_ATTEMPTS],
       ['slow-headers', 'network_error', null, 'UND_ERR_HEADERS_TIMEOUT', 'R-15', MAX_ATTEMPTS],
       ['trickle', 'network_error', 200, 'TOTAL_TIMEOUT', 'R-15', MAX_ATTEMPTS],
-      ['reset-mid-body', 'network_error', 200, 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'R-15', MAX_ATTEMPTS],
+      ['reset-mid-body', 'network_error', 200, 'UND_ERR_SOCKET', 'R-15', MAX_ATTEMPTS],
       ['bad-chunked', 'network_error', 200, 'HPE_INVALID_CHUNK_SIZE', 'R-15', MAX_ATTEMPTS],
       ['unresolvable', 'network_error', null, 'ENOTFOUND', 'R-15', 0], // not a fixture host
       ['refused', 'network_error', null, 'ECONNREFUSED', 'R-15', 0],
