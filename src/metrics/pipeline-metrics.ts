@@ -172,39 +172,24 @@ export function createPipelineMetrics(options: PipelineMetricsOptions = {}): Pip
     },
   });
 
-  new Gauge({
-    name: `${METRIC_PREFIX}fetches_in_flight`,
-    help: 'robots.txt fetches under way in this process (at most ROBOTS_AUDIT_FETCH_CONCURRENCY).',
-    registers,
-    collect() {
-      this.set(sources?.fetchSlots().inUse ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}fetches_waiting`,
-    help: 'Fetches of this process waiting for one of its ROBOTS_AUDIT_FETCH_CONCURRENCY slots.',
-    registers,
-    collect() {
-      this.set(sources?.fetchSlots().waiting ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}fetch_slots`,
-    help: 'Fetches this process may have in flight at once (ROBOTS_AUDIT_FETCH_CONCURRENCY).',
-    registers,
-    collect() {
-      this.set(sources?.fetchSlots().size ?? 0);
-    },
-  });
-
-  new Gauge({
-    name: `${METRIC_PREFIX}large_bodies_waiting`,
-    help: 'Fetches of this process whose body passed ROBOTS_AUDIT_SMALL_BODY_BYTES, paused until one of its ROBOTS_AUDIT_LARGE_BODY_FETCHES slots is free.',
-    registers,
-    collect() {
-      this.set(sources?.largeBodySlots().waiting ?? 0);
-    },
-  });
+  // The process's slots, read on scrape (zero until the runtime is attached).
+  const slotGauge = (name: string, help: string, read: (s: StatusSources) => number) =>
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers,
+      collect() {
+        this.set(sources ? read(sources) : 0);
+      },
+    });
+  slotGauge('fetches_in_flight', 'robots.txt fetches under way in this process (at most ROBOTS_AUDIT_FETCH_CONCURRENCY).', (s) => s.fetchSlots().inUse);
+  slotGauge('fetches_waiting', 'Fetches of this process waiting for one of its ROBOTS_AUDIT_FETCH_CONCURRENCY slots.', (s) => s.fetchSlots().waiting);
+  slotGauge('fetch_slots', 'Fetches this process may have in flight at once (ROBOTS_AUDIT_FETCH_CONCURRENCY).', (s) => s.fetchSlots().size);
+  slotGauge(
+    'large_bodies_waiting',
+    'Fetches of this process whose body passed ROBOTS_AUDIT_SMALL_BODY_BYTES, paused until one of its ROBOTS_AUDIT_LARGE_BODY_FETCHES slots is free.',
+    (s) => s.largeBodySlots().waiting,
+  );
 
   const recorder: PipelineRecorder = {
     jobEnded: (queue, result) => jobs.inc({ queue, result }),
