@@ -41,7 +41,7 @@ export interface FetchDispatcher {
   /** For requests that may reuse connections (webhook deliveries). */
   readonly agent: Agent;
   /** A connection of its own for one request to the URL's origin; give it to closeExchange once its answer is read. */
-  openExchange(url: string | URL): Client;
+  openExchange(url: URL): Client;
   /** Closes an exchange's connection (whatever state it is in). */
   closeExchange(client: Client): void;
   /** The remote address of the last connection to the URL's scheme, host and port, if any (once). */
@@ -121,7 +121,7 @@ export function createFetchDispatcher(options: FetchDispatcherOptions): FetchDis
   return {
     agent,
     openExchange(url) {
-      const client = new Client(typeof url === 'string' ? new URL(url).origin : url.origin, { connect });
+      const client = new Client(url.origin, { connect });
       exchanges.add(client);
       return client;
     },

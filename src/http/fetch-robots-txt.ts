@@ -94,6 +94,8 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
 
   const hops: FetchHop[] = [];
   let url = requestedUrl;
+  // The URL being requested, parsed once per hop (a redirect's target is parsed when it is read).
+  let target = new URL(requestedUrl);
   let status: number | null = null;
   let headers = NO_HEADERS;
   let remoteAddress: string | null = null;
@@ -122,7 +124,7 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
     };
   };
 
-  if (!FETCHABLE_SCHEMES.has(new URL(requestedUrl).protocol)) {
+  if (!FETCHABLE_SCHEMES.has(target.protocol)) {
     return finish({
       outcome: 'network_error',
       errorCode: FetchErrorCode.UNSUPPORTED_SCHEME,
@@ -157,7 +159,6 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
   const exchange = async (): Promise<Ending> => {
     const seen = new Set([requestedUrl]);
     for (;;) {
-      const target = new URL(url);
       const connection = dispatcher.openExchange(target);
       try {
         status = null;
@@ -221,6 +222,7 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
           }
           seen.add(next.href);
           url = next.href;
+          target = next;
           continue;
         }
 
