@@ -3,6 +3,7 @@
  * then builds the migrated template database that `createTestDatabase()` clones (test-db.ts).
  */
 import net from 'node:net';
+import { config } from '../../src/config/env.js';
 import { ensureTemplateDatabase } from './test-db.js';
 
 function reachable(host: string, port: number): Promise<boolean> {
@@ -16,7 +17,9 @@ function reachable(host: string, port: number): Promise<boolean> {
 }
 
 export default async function setup(): Promise<void> {
-  if (!(await reachable('127.0.0.1', 5432))) throw new Error('PostgreSQL is not reachable on 127.0.0.1:5432 (see README: Services)');
+  const postgres = new URL(config().DATABASE_URL);
+  const postgresPort = Number(postgres.port || 5432);
+  if (!(await reachable(postgres.hostname, postgresPort))) throw new Error(`PostgreSQL is not reachable on ${postgres.hostname}:${postgresPort} (see README: Services)`);
   if (!(await reachable('127.0.0.1', 6379))) throw new Error('Redis is not reachable on 127.0.0.1:6379 (see README: Services)');
   await ensureTemplateDatabase();
 }

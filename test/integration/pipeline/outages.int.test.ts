@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
+import { config as envConfig, loadConfig } from '../../../src/config/env.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { runWorker } from '../../../workers/worker.js';
 import { closedPort } from '../../fixtures/webhook-receiver.js';
@@ -93,11 +93,12 @@ async function startRedis(port: number, password: string): Promise<ChildProcess>
   return child;
 }
 
-/** A TCP relay to the test Postgres that can be opened and closed (connections cut) at will. */
+/** A TCP relay to the test Postgres (DATABASE_URL's server) that can be opened and closed (connections cut) at will. */
 function postgresRelay(port: number) {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(5432, '127.0.0.1');
+  const upstreamUrl = new URL(envConfig().DATABASE_URL);
+  const relayServer = net.createServer((client) => {
+    const upstream = net.connect(Number(upstreamUrl.port || 5432), upstreamUrl.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('error', () => {});
@@ -110,12 +111,12 @@ function postgresRelay(port: number) {
     client.pipe(upstream).pipe(client);
   });
   const relay = {
-    open: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve())),
+    open: () => new Promise<void>((resolve) => relayServer.listen(port, '127.0.0.1', () => resolve())),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
+        if (!relayServer.listening) return resolve();
+        relayServer.close(() => resolve());
       }),
   };
   cleanups.push(relay.close);
