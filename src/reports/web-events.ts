@@ -13,7 +13,6 @@ import { describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { ruleText } from './report-flips.js';
 import { ALERT_KINDS } from '../services/alerting/alert-rules.js';
-import { visibleText } from './web-paging.js';
 import { inPortfolio } from './report-filters.js';
 
 export const EVENT_TYPES = ['change', 'flip', 'alert'] as const;
@@ -201,8 +200,8 @@ function toEvent(r: EventRow): SiteEvent {
     origin: r.origin,
     kinds: r.kinds,
     severity: r.severity,
-    summary: visibleText(summary),
-    url: r.url === null ? null : visibleText(r.url),
+    summary,
+    url: r.url,
     agent: r.agent,
     verdict: type === 'flip' ? verdictWord(r.to_allowed) : null,
     cursor: { at: r.at, origin: r.origin, rank: r.rank, id: Number(r.id) },
