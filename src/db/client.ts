@@ -28,6 +28,12 @@ export interface CreateDbOptions {
   applicationName?: string;
   /** Every session read-only (`default_transaction_read_only`): a reader that cannot write (the dashboard). */
   readOnly?: boolean;
+  /**
+   * false: no JIT compilation in the pool's sessions (`jit=off`). A page's queries take
+   * milliseconds; a plan with a high cost estimate (a scan of a year of changes that stops at
+   * its first match) made Postgres spend 0.5 to 0.7 s compiling it (docs/benchmarks.md).
+   */
+  jit?: boolean;
 }
 
 /** Default pool size: enough for a worker's concurrent jobs without exhausting the server. */
@@ -57,7 +63,8 @@ export function readOnlyConnection(url: string): { connectionString: string; opt
 }
 
 export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
-  const connection = options.readOnly ? readOnlyConnection(url) : { connectionString: url };
+  const connection: { connectionString: string; options?: string } = options.readOnly ? readOnlyConnection(url) : { connectionString: url };
+  if (options.jit === false) connection.options = `${connection.options ?? ''} -c jit=off`.trim();
   const pool = new pg.Pool({
     ...connection,
     max: options.max ?? DEFAULT_POOL_MAX,

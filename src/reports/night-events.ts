@@ -145,55 +145,82 @@ export async function nightRuns(pool: pg.Pool, runId: number | null): Promise<{ 
 export async function nightEvents(pool: pg.Pool, query: NightQuery): Promise<NightPage> {
   const { run, previous, next } = await nightRuns(pool, query.runId);
   if (!run) return { run, previous, next, matching: 0, counts: { changes: 0, flips: 0, alerts: 0 }, sites: [] };
-  // $1 run, $2 portfolio, $3 severity
-  const params = [run.id, query.portfolioId, query.severity];
-  const { rows } = await pool.query<{ site_id: number; origin: string; severity: Severity | null; matching: number; changes: number; flips: number; alerts: number }>(
-    `with events as (
-       select site_id, 1 as changes, 0 as flips, 0 as alerts, null::alert_severity as severity from snapshot_changes where run_id = $1
-       union all select site_id, 0, 1, 0, null from verdict_flips where run_id = $1
-       union all select site_id, 0, 0, 1, severity from alerts where run_id = $1
-     ), by_site as (
-       select e.site_id, min(e.severity) as severity, sum(e.changes)::int as changes, sum(e.flips)::int as flips, sum(e.alerts)::int as alerts
-       from events e
-       where ${inPortfolio('e.site_id', '$2')}
-       group by e.site_id
-       having $3::alert_severity is null or min(e.severity) <= $3
-     )
-     select b.site_id, s.origin, b.severity, count(*) over ()::int as matching,
-            sum(b.changes) over ()::int as changes, sum(b.flips) over ()::int as flips, sum(b.alerts) over ()::int as alerts
-     from by_site b join sites s on s.id = b.site_id
-     order by b.severity nulls last, s.origin
-     limit $4 offset $5`,
-    [...params, query.pageSize, (Math.max(1, query.page) - 1) * query.pageSize],
-  );
-  const first = rows[0];
-  const counts = { changes: first?.changes ?? 0, flips: first?.flips ?? 0, alerts: first?.alerts ?? 0 };
-  const matching = first?.matching ?? (query.page > 1 ? await countNightSites(pool, params) : 0);
-  const ids = rows.map((r) => r.site_id);
-  const details = await siteEvents(pool, run.id, ids);
+  const { matching, counts, page } = await nightSitesPage(pool, run.id, query);
+  const details = await siteEvents(pool, run.id, page.map((r) => r.site_id));
   return {
     run,
     previous,
     next,
     matching,
     counts,
-    sites: rows.map((r) => ({ siteId: r.site_id, origin: r.origin, severity: r.severity, causes: groupByCause(details.get(r.site_id) ?? emptyEvents()) })),
+    sites: page.map((r) => ({ siteId: r.site_id, origin: r.origin, severity: r.severity, causes: groupByCause(details.get(r.site_id) ?? emptyEvents()) })),
   };
 }
 
-/** The count of a page past the last one (its query returned no row to carry it). */
-async function countNightSites(pool: pg.Pool, params: unknown[]): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `select count(*)::int as n from (
-       select e.site_id from (
-         select site_id, null::alert_severity as severity from snapshot_changes where run_id = $1
-         union all select site_id, null from verdict_flips where run_id = $1
-         union all select site_id, severity from alerts where run_id = $1) e
-       where ${inPortfolio('e.site_id', '$2')}
-       group by e.site_id having $3::alert_severity is null or min(e.severity) <= $3) x`,
-    params,
-  );
-  return rows[0]!.n;
+interface NightSiteRow {
+  site_id: number;
+  origin: string;
+  severity: Severity | null;
+}
+
+/**
+ * The sites of a page of the night: first those that raised an alert (the worst first, then by
+ * origin: few, read whole), then those that only changed or flipped, by origin. A night can hold
+ * 100,000 changes (every site's first night): the second list is read through the sites' origin
+ * index and stops at the page's end, never sorted whole; its count is the count of the night's
+ * changes (one per site) and the few sites that only flipped.
+ */
+async function nightSitesPage(pool: pg.Pool, runId: number, query: NightQuery): Promise<{ matching: number; counts: NightPage['counts']; page: NightSiteRow[] }> {
+  const offset = (Math.max(1, query.page) - 1) * query.pageSize;
+  // $1 run, $2 portfolio
+  const [alerted, counts] = await Promise.all([
+    pool.query<NightSiteRow>(
+      `select l.site_id, s.origin, min(l.severity) as severity
+       from alerts l join sites s on s.id = l.site_id
+       where l.run_id = $1 and ${inPortfolio('l.site_id', '$2')} and ($3::alert_severity is null or l.severity <= $3)
+       group by l.site_id, s.origin
+       order by 3, 2`,
+      [runId, query.portfolioId, query.severity],
+    ),
+    pool.query<NightPage['counts']>(
+      `select (select count(*)::int from snapshot_changes c where c.run_id = $1 and ${inPortfolio('c.site_id', '$2')}) as changes,
+              (select count(*)::int from verdict_flips f where f.run_id = $1 and ${inPortfolio('f.site_id', '$2')}) as flips,
+              (select count(*)::int from alerts l where l.run_id = $1 and ${inPortfolio('l.site_id', '$2')}) as alerts`,
+      [runId, query.portfolioId],
+    ),
+  ]);
+  const first = alerted.rows.slice(offset, offset + query.pageSize);
+  if (query.severity !== null) return { matching: alerted.rows.length, counts: counts.rows[0]!, page: first };
+  const alertedIds = alerted.rows.map((r) => r.site_id);
+  // $1 run, $2 portfolio, $3 the alerted sites
+  const [flipOnly, alertedChanged] = await Promise.all([
+    pool.query<{ site_id: number }>(
+      `select distinct f.site_id from verdict_flips f
+       where f.run_id = $1 and ${inPortfolio('f.site_id', '$2')} and f.site_id <> all($3::int[])
+         and not exists (select 1 from snapshot_changes c where c.site_id = f.site_id and c.run_id = $1)`,
+      [runId, query.portfolioId, alertedIds],
+    ),
+    pool.query<{ n: number }>('select count(*)::int as n from snapshot_changes c where c.run_id = $1 and c.site_id = any($2::int[])', [runId, alertedIds]),
+  ]);
+  const quiet = counts.rows[0]!.changes - alertedChanged.rows[0]!.n + flipOnly.rows.length;
+  const want = query.pageSize - first.length;
+  let rest: NightSiteRow[] = [];
+  if (want > 0) {
+    const skip = Math.max(0, offset - alerted.rows.length);
+    const { rows } = await pool.query<NightSiteRow>(
+      `select site_id, origin, null::alert_severity as severity from (
+         (select c.site_id, s.origin from snapshot_changes c join sites s on s.id = c.site_id
+          where c.run_id = $1 and ${inPortfolio('c.site_id', '$2')} and c.site_id <> all($3::int[])
+          order by s.origin limit $4::int + $5::int)
+         union all
+         (select s.id, s.origin from sites s where s.id = any($6::int[]))
+       ) x
+       order by origin limit $4 offset $5`,
+      [runId, query.portfolioId, alertedIds, want, skip, flipOnly.rows.map((r) => r.site_id)],
+    );
+    rest = rows;
+  }
+  return { matching: alerted.rows.length + quiet, counts: counts.rows[0]!, page: [...first, ...rest] };
 }
 
 export interface SiteNightEvents {

@@ -80,6 +80,21 @@ interface AccessRow extends Record<string, unknown> {
   content_signals: string[];
 }
 
+/**
+ * The ids of the sites whose root the crawler in `token` (an SQL expression, a lower-case
+ * token) may not fetch now: full disallow, or rules whose body closes it to the crawler, by its
+ * own row or, without one, by the `*` row (R-40; the robots_audit_root_access rule, in sets).
+ * Read through body_agent_access (token, allowed): the bodies that block it, hashed once, then one
+ * pass over site_state; never the function per site (0.8 s at 100,000 sites).
+ */
+export const sitesBlocking = (token: string) => `(select x.site_id from site_state x
+  where x.policy = 'disallow_all'
+     or (x.policy = 'rules' and x.rules_body_id in (
+           select a.body_id from body_agent_access a where a.token = ${token} and not a.allowed
+           union all
+           select a.body_id from body_agent_access a where a.token = '*' and not a.allowed
+             and not exists (select 1 from body_agent_access o where o.body_id = a.body_id and o.token = ${token}))))`;
+
 /** The body's `*` answer and its exception rows, for a policy and a rules body in SQL scope (site_state as `x`). */
 export const ACCESS_COLUMNS = `coalesce((select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = '*'), true) as star_allowed,
   coalesce((select jsonb_object_agg(a.token, a.allowed) from body_agent_access a where a.body_id = x.rules_body_id and a.token <> '*'), '{}'::jsonb) as exceptions`;
@@ -99,7 +114,7 @@ export async function aiAccessSource(pool: pg.Pool, filters: ReportFilters): Pro
           left join bodies b on b.id = x.rules_body_id
           where ${inPortfolio('x.site_id')}
             and ($2::text is null or strpos(s.origin, $2) > 0)
-            and ($3::text is null or not robots_audit_root_access(x.policy, x.rules_body_id, $3))
+            and ($3::text is null or x.site_id in ${sitesBlocking('lower($3)')})
           order by s.origin`,
     params: [filters.portfolioId, filters.search ?? null, filters.blocks ?? null],
     rows: (batch) => {

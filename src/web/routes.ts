@@ -12,7 +12,7 @@ import type { SiteExplanation } from '../reports/site-explain.js';
 import { decidingText, groupText, policyWhy } from '../reports/site-explain.format.js';
 import { SiteReportError } from '../reports/site-errors.js';
 import { AI_CATEGORIES, aiMatrix, UnknownCrawler } from '../reports/web-ai-matrix.js';
-import { aiBlockingShare, auditedWeeks, changesPerWeek } from '../reports/web-charts.js';
+import { chartSeries } from '../reports/web-charts.js';
 import { ALERT_KINDS, CHANGE_KINDS, EVENT_TYPES, FLIP_CAUSES, eventsPage, flipCrawlers } from '../reports/web-events.js';
 import { nightEvents } from '../reports/night-events.js';
 import { overviewPage } from '../reports/web-overview.js';
@@ -223,8 +223,7 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const q = parseParams(chartsParams, request.query);
     const [id, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), portfolioNames(pool)]);
     // Both series run over the same weeks: every week from the first audited night to the last.
-    const audited = await auditedWeeks(pool);
-    const [weeks, blocking] = await Promise.all([changesPerWeek(pool, id, audited), aiBlockingShare(pool, id, audited)]);
+    const { changes: weeks, blocking } = await chartSeries(pool, id);
     const changesSvg = stackedBarsSvg(
       weeks.map((w) => ({ label: w.week, parts: [{ key: 'rules', value: w.rules }, { key: 'outcome', value: w.outcome }, { key: 'other', value: w.other }] })),
       'Changes per week',

@@ -60,7 +60,7 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
         );
       }
       const log = cliLogger(config, io);
-      const handle = createDb(config.DATABASE_URL, { max: POOL_SIZE + config.ROBOTS_AUDIT_DASHBOARD_DOWNLOADS, applicationName: 'robots-audit dashboard', readOnly: true });
+      const handle = createDb(config.DATABASE_URL, { max: POOL_SIZE + config.ROBOTS_AUDIT_DASHBOARD_DOWNLOADS, applicationName: 'robots-audit dashboard', readOnly: true, jit: false });
       try {
         await assertMigrated(drizzle(handle.pool));
         await assertReadOnlySession(handle.pool);
