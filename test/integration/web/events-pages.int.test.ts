@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsPage, EVENT_TYPES } from '../../../src/reports/web-events.js';
-import type { EventCursor, EventQuery, EventType, Severity } from '../../../src/reports/web-events.js';
+import type { EventCursor, EventQuery, Severity } from '../../../src/reports/web-events.js';
 import { nightEvents } from '../../../src/reports/night-events.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
@@ -97,11 +97,11 @@ async function paged(q: Omit<EventQuery, 'after' | 'pageSize'>, pageSize: number
   throw new Error('more than 500 pages');
 }
 
-const base = { portfolioId: null, types: EVENT_TYPES, kind: null, severity: null, crawler: null, since: null, until: null };
+const base: Omit<EventQuery, 'after' | 'pageSize'> = { portfolioId: null, types: EVENT_TYPES, kind: null, severity: null, crawler: null, since: null, until: null };
 const day = (n: number) => new Date(Date.parse('2026-01-01T03:00Z') + n * 86_400_000);
 
 describe('the changes page, page after page, equals the plain query', () => {
-  it.each<[string, Partial<typeof base> & { types?: readonly EventType[]; severity?: Severity | null }]>([
+  it.each<[string, Partial<Omit<EventQuery, 'after' | 'pageSize'>>]>([
     ['everything', {}],
     ['changes', { types: ['change'] }],
     ['flips', { types: ['flip'] }],
