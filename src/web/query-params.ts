@@ -19,6 +19,12 @@ const blankIsAbsent = (v: unknown) => (v === '' ? undefined : v);
 const choice = <T extends readonly [string, ...string[]]>(values: T) => z.preprocess(blankIsAbsent, z.enum(values).optional());
 const id = () => z.preprocess(blankIsAbsent, z.coerce.number().int().min(1).max(2_147_483_647).optional());
 const page = z.coerce.number().int().min(1).max(1_000_000).default(1);
+/** A change kind, a flip cause or an alert kind. */
+const kind = z
+  .string()
+  .max(50)
+  .regex(/^[a-z0-9_]*$/, 'a kind such as rules or ai_access_changed')
+  .optional();
 /** A crawler's product token (T14: letters, digits, `-`, `_`), as the pages take one. */
 const token = z
   .string()
@@ -61,11 +67,7 @@ export const siteParams = z.object({
 export const eventParams = z.object({
   portfolio: text,
   type: choice(EVENT_TYPES),
-  kind: z
-    .string()
-    .max(50)
-    .regex(/^[a-z0-9_]*$/, 'a kind such as rules or ai_access_changed')
-    .optional(),
+  kind,
   severity: choice(SEVERITIES),
   crawler: text,
   since: text,
@@ -90,11 +92,7 @@ export const csvParams = z.object({
   show: choice(SITE_STATES),
   since: text,
   until: text,
-  kind: z
-    .string()
-    .max(50)
-    .regex(/^[a-z0-9_]*$/, 'a kind such as rules or ai_access_changed')
-    .optional(),
+  kind,
   severity: choice(SEVERITIES),
   crawler: token,
   blocks: token,

@@ -8,6 +8,12 @@
  * `GPTBot` and `/gnp.exe` as `/exe.png`, a zero-width space in a token, and a 20,000-character
  * rule. Alerts go to a webhook receiver on loopback (the alerts page lists their deliveries).
  */
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { createDb } from '../../src/db/client.js';
+import type { DbHandle } from '../../src/db/client.js';
+import { createDashboard } from '../../src/web/server.js';
 import { startWebhookReceiver } from '../fixtures/webhook-receiver.js';
 import type { WebhookReceiver } from '../fixtures/webhook-receiver.js';
 import { addSites, replayNight, settleDeliveries, track } from '../helpers/nightly.js';
@@ -73,6 +79,38 @@ export async function populateDashboardData(): Promise<DashboardData> {
     close: async () => {
       await p.close();
       await receiver.close();
+    },
+  };
+}
+
+/** Debian's package (`.ci/run` installs it when missing). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** The populated database, the dashboard on it (read-only, on loopback, no token) and Chromium. */
+export interface DashboardInBrowser {
+  data: DashboardData;
+  handle: DbHandle;
+  base: string;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function openDashboardInBrowser(): Promise<DashboardInBrowser> {
+  const data = await populateDashboardData();
+  const handle = createDb(data.p.db.url, { max: 4, readOnly: true, jit: false });
+  const app = await createDashboard({ pool: handle.pool, token: null, databaseName: data.p.db.name });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return {
+    data,
+    handle,
+    base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    browser,
+    close: async () => {
+      await browser.close();
+      await app.close();
+      await handle.close();
+      await data.close();
     },
   };
 }

@@ -11,42 +11,29 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { PassThrough } from 'node:stream';
-import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { createDb } from '../../src/db/client.js';
 import type { DbHandle } from '../../src/db/client.js';
-import { createDashboard, CONTENT_SECURITY_POLICY } from '../../src/web/server.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/web/server.js';
 import { runCli } from '../helpers/cli.js';
 import { rows } from '../helpers/nightly.js';
-import { HOSTILE_IMG, HOSTILE_SCRIPT, NIGHTS, populateDashboardData, SHOP_URLS } from './dashboard-data.js';
-import type { DashboardData } from './dashboard-data.js';
+import { HOSTILE_IMG, HOSTILE_SCRIPT, NIGHTS, openDashboardInBrowser, SHOP_URLS } from './dashboard-data.js';
+import type { DashboardData, DashboardInBrowser } from './dashboard-data.js';
 
-/** Debian's package (`.ci/run` installs it when missing). */
-const CHROMIUM = '/usr/bin/chromium';
-
+let opened: DashboardInBrowser | undefined;
 let data: DashboardData;
 let handle: DbHandle;
-let app: Awaited<ReturnType<typeof createDashboard>>;
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  data = await populateDashboardData();
-  handle = createDb(data.p.db.url, { max: 4, readOnly: true });
-  app = await createDashboard({ pool: handle.pool, token: null, databaseName: data.p.db.name });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  opened = await openDashboardInBrowser();
+  ({ data, handle, base, browser } = opened);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await handle?.close();
-  await data?.close();
+  await opened?.close();
 });
 
 interface Visit {

@@ -6,18 +6,12 @@
  * characters is shown as it is: U+202E, a zero-width space and ESC appear as marked code points,
  * with a note at the top of the page, and `toBTPG` never reads `GPTBot`.
  */
-import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../../src/db/client.js';
-import type { DbHandle } from '../../src/db/client.js';
-import { createDashboard } from '../../src/web/server.js';
 import { rows } from '../helpers/nightly.js';
-import { LONG_RULE, populateDashboardData } from './dashboard-data.js';
-import type { DashboardData } from './dashboard-data.js';
+import { LONG_RULE, NIGHTS, openDashboardInBrowser } from './dashboard-data.js';
+import type { DashboardData, DashboardInBrowser } from './dashboard-data.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The characters of the lying file that must never reach the page as they are. */
 const HIDDEN = new RegExp(`[${String.fromCharCode(0x202e, 0x200b, 0x1b)}]`);
 const SIZES = [
@@ -26,29 +20,21 @@ const SIZES = [
   { name: 'desktop 1366', width: 1366, height: 900 },
 ];
 
+let opened: DashboardInBrowser | undefined;
 let data: DashboardData;
-let handle: DbHandle;
-let app: Awaited<ReturnType<typeof createDashboard>>;
 let base: string;
 let browser: Browser;
 let outageRun: number;
 
 beforeAll(async () => {
-  data = await populateDashboardData();
-  handle = createDb(data.p.db.url, { max: 4, readOnly: true });
-  app = await createDashboard({ pool: handle.pool, token: null, databaseName: data.p.db.name });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const [run] = await rows<{ id: number }>(data.p, `select id from audit_runs where run_at = '2026-03-03T03:00:00Z'`);
+  opened = await openDashboardInBrowser();
+  ({ data, base, browser } = opened);
+  const [run] = await rows<{ id: number }>(data.p, 'select id from audit_runs where run_at = $1', [NIGHTS[2]]);
   outageRun = run!.id;
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await handle?.close();
-  await data?.close();
+  await opened?.close();
 });
 
 const site = (name: string) => `/site?origin=${encodeURIComponent(data.origin(name))}`;

@@ -12,7 +12,7 @@ import { createDb } from '../../src/db/client.js';
 import { createDashboard } from '../../src/web/server.js';
 import { ROOT } from '../bench/bench-doc.js';
 import { nightAt, replayNight } from '../helpers/nightly.js';
-import { NIGHTS, populateDashboardData } from './dashboard-data.js';
+import { CHROMIUM, NIGHTS, populateDashboardData } from './dashboard-data.js';
 
 const OUT = path.join(ROOT, 'docs', 'screenshots');
 
@@ -52,7 +52,7 @@ try {
   const app = await createDashboard({ pool: handle.pool, token: null, databaseName: 'robots_audit_demo' });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   fs.mkdirSync(OUT, { recursive: true });
   for (const page of PAGES) {
     const tab = await browser.newPage({ viewport: { width: page.width, height: page.height } });
