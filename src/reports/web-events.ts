@@ -102,8 +102,10 @@ interface EventRow {
 const NIGHT_SEVERITY = (alias: string) =>
   `(select min(l.severity) from alerts l where l.site_id = ${alias}.site_id and l.run_id = ${alias}.run_id)`;
 
-/** Nights read by the first query of a page; each further query reads twice as many. */
+/** Nights read by the first query of a page; each further query reads twice as many, up to MAX_NIGHTS. */
 const FIRST_NIGHTS = 1;
+/** Nights read by one query at most (each is three subqueries to plan). */
+const MAX_NIGHTS = 16;
 
 interface NightRef {
   id: number;
@@ -160,10 +162,10 @@ const HAS_MATCH: Record<EventType, (f: Conditions, run: string) => string> = {
 };
 
 const HAS_CHANGE = (f: Conditions, run: string) =>
-    f.severity
-      ? `(select true from alerts l join snapshot_changes c on c.site_id = l.site_id and c.run_id = l.run_id
-           where l.run_id = ${run} and l.severity <= $3${all([f.kind && '$2 = any(c.kinds)', f.portfolio && inPortfolio('l.site_id')])} limit 1)`
-      : `(select true from snapshot_changes c where c.run_id = ${run}${CONDITIONS.change(f, run)} limit 1)`;
+  f.severity
+    ? `(select true from alerts l join snapshot_changes c on c.site_id = l.site_id and c.run_id = l.run_id
+         where l.run_id = ${run} and l.severity <= $3${all([f.kind && '$2 = any(c.kinds)', f.portfolio && inPortfolio('l.site_id')])} limit 1)`
+    : `(select true from snapshot_changes c where c.run_id = ${run}${CONDITIONS.change(f, run)} limit 1)`;
 
 /** The probes from the cheapest (an alert of a kind or severity: one index entry) to the dearest (a night's changes). */
 const PROBE_ORDER: readonly EventType[] = ['alert', 'flip', 'change'];
@@ -191,8 +193,8 @@ export async function eventsPage(pool: pg.Pool, query: EventQuery): Promise<Even
   const c = query.after;
   const filters = [query.portfolioId, query.kind, query.severity, query.crawler?.toLowerCase() ?? null];
   const set: Conditions = { portfolio: query.portfolioId !== null, kind: query.kind !== null, severity: query.severity !== null, crawler: query.crawler !== null };
-  // A filter that may match few events: only the nights that have one are read.
-  const selective = set.kind || set.severity || set.crawler;
+  // A filter that may match few events (a small portfolio too): only the nights that have one are read.
+  const selective = set.kind || set.severity || set.crawler || set.portfolio;
   const kindNights = query.kind !== null && types.includes('change') ? await nightsWithChangeKind(pool, query.kind) : null;
   const nights = await pool.query<NightRef>(
     `with ${TYPED_FILTERS}, typed_nights as (select $8::int[])
@@ -213,7 +215,7 @@ export async function eventsPage(pool: pg.Pool, query: EventQuery): Promise<Even
     while (to < list.length && list[to]!.at.getTime() === list[to - 1]!.at.getTime()) to++;
     rows.push(...(await eventsOfNights(pool, query, types, set, filters, list.slice(from, to), query.pageSize + 1 - rows.length)));
     from = to;
-    chunk *= 2;
+    chunk = Math.min(MAX_NIGHTS, chunk * 2);
   }
   const page = rows.slice(0, query.pageSize).map(toEvent);
   return { events: page, next: rows.length > query.pageSize ? page.at(-1)!.cursor : null };
