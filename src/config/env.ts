@@ -23,6 +23,12 @@ const csv = (list: string) =>
 
 /** The dashboard token's shortest length (ROBOTS_AUDIT_DASHBOARD_TOKEN). */
 export const DASHBOARD_TOKEN_MIN_LENGTH = 16;
+/** How long a dashboard login lasts, seconds (ROBOTS_AUDIT_DASHBOARD_SESSION_SECONDS): a working day. */
+export const DASHBOARD_SESSION_SECONDS = 12 * 3600;
+/** Failed dashboard logins a client may make per minute (ROBOTS_AUDIT_DASHBOARD_LOGIN_FAILURES). */
+export const DASHBOARD_LOGIN_FAILURES = 5;
+/** CSV downloads the dashboard streams at once (ROBOTS_AUDIT_DASHBOARD_DOWNLOADS). */
+export const DASHBOARD_DOWNLOADS = 2;
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 /** A TCP port; 0 means the listener is off. */
@@ -141,6 +147,19 @@ export const envSchema = z.object({
     .default('')
     .transform((s) => (s === '' ? null : s))
     .refine((s) => s === null || s.length >= DASHBOARD_TOKEN_MIN_LENGTH, `must be at least ${DASHBOARD_TOKEN_MIN_LENGTH} characters`),
+  /**
+   * The proxies whose X-Forwarded-For / -Proto / -Host the dashboard believes: none by default
+   * (it is reached directly), or a comma-separated list of addresses and CIDRs (`127.0.0.1`,
+   * `10.0.0.0/8`; `loopback`, `linklocal` and `uniquelocal` name those ranges). Behind an HTTPS
+   * proxy named here the login cookie is `Secure`, and failed logins are counted per real client.
+   */
+  ROBOTS_AUDIT_DASHBOARD_TRUST_PROXY: z.string().default('').transform(csv),
+  /** How long a dashboard login lasts, seconds: the cookie's lifetime and the server's own expiry of the session. */
+  ROBOTS_AUDIT_DASHBOARD_SESSION_SECONDS: int(DASHBOARD_SESSION_SECONDS, 60),
+  /** Failed logins (a wrong token, in the form or a Bearer header) a client may make per minute; then 429 until the minute is over. */
+  ROBOTS_AUDIT_DASHBOARD_LOGIN_FAILURES: int(DASHBOARD_LOGIN_FAILURES, 1),
+  /** CSV downloads streamed at once; one more gets 503 with Retry-After, so the pages stay responsive while they run. */
+  ROBOTS_AUDIT_DASHBOARD_DOWNLOADS: int(DASHBOARD_DOWNLOADS, 1),
 
   // --- nightly runs (issue 4) ---
   ROBOTS_AUDIT_SCHEDULE: z.string().default('0 3 * * *'),

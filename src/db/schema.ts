@@ -230,7 +230,12 @@ export const bodyAgentAccess = pgTable(
     ruleLine: integer('rule_line'),
     allowed: boolean('allowed').notNull(),
   },
-  (t) => [primaryKey({ name: 'body_agent_access_pkey', columns: [t.bodyId, t.token] })],
+  (t) => [
+    primaryKey({ name: 'body_agent_access_pkey', columns: [t.bodyId, t.token] }),
+    // "Which sites block GPTBot": the bodies that close the root to one token (or to `*`), read
+    // without the others (the dashboard's AI page and its CSV).
+    index('body_agent_access_token_idx').on(t.token, t.allowed, t.bodyId),
+  ],
 );
 
 /** One redirect hop of a fetch (R-11). */
@@ -537,7 +542,14 @@ export const snapshotChanges = pgTable(
     ruleDiff: jsonb('rule_diff'),
     createdAt: createdAt(),
   },
-  (t) => [index('snapshot_changes_run_idx').on(t.runId), uniqueIndex('snapshot_changes_site_run_key').on(t.siteId, t.runId)],
+  (t) => [
+    index('snapshot_changes_run_idx').on(t.runId),
+    uniqueIndex('snapshot_changes_site_run_key').on(t.siteId, t.runId),
+    // The dashboard: a night's changes by site with their kinds, without the rows (probes of
+    // "does this night have a change that matches", counts, charts); and the nights of a rare kind.
+    index('snapshot_changes_run_site_idx').on(t.runId, t.siteId, t.kinds),
+    index('snapshot_changes_kinds_idx').using('gin', t.kinds),
+  ],
 );
 
 /**
@@ -623,6 +635,8 @@ export const verdicts = pgTable(
     uniqueIndex('verdicts_open_key').on(t.trackedUrlId, t.userAgentId).where(sql`${t.toRunId} is null`),
     // "Which sites block GPTBot now": the open spans of one agent, without reading the others.
     index('verdicts_open_agent_idx').on(t.userAgentId, t.allowed).where(sql`${t.toRunId} is null`),
+    // The dashboard's chart of AI blocking over the year: every span that blocks, by agent.
+    index('verdicts_blocked_agent_idx').on(t.userAgentId, t.trackedUrlId, t.validFrom, t.validTo).where(sql`not ${t.allowed}`),
   ],
 );
 
@@ -725,6 +739,8 @@ export const verdictFlips = pgTable(
   (t) => [
     unique('verdict_flips_url_run_agent_key').on(t.trackedUrlId, t.runId, t.userAgentId),
     index('verdict_flips_run_idx').on(t.runId),
+    // The dashboard: "does this night have a flip of this cause, this crawler, this portfolio's site".
+    index('verdict_flips_run_cause_idx').on(t.runId, t.cause, t.userAgentId, t.siteId),
     index('verdict_flips_site_idx').on(t.siteId),
   ],
 );
@@ -744,7 +760,13 @@ export const alerts = pgTable(
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
   },
-  (t) => [index('alerts_run_idx').on(t.runId), index('alerts_site_idx').on(t.siteId)],
+  (t) => [
+    index('alerts_run_idx').on(t.runId),
+    index('alerts_site_idx').on(t.siteId),
+    // The dashboard: a night's alerts at least so severe (by site), and the nights of one kind.
+    index('alerts_run_severity_idx').on(t.runId, t.severity, t.siteId),
+    index('alerts_kind_run_idx').on(t.kind, t.runId),
+  ],
 );
 
 /** Where alerts go: a webhook (signed with `secret` when set) or a Slack incoming webhook. */

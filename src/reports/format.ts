@@ -112,9 +112,35 @@ export function fitWidths(columns: readonly ReportColumn[], natural: readonly nu
 }
 
 function formatCsv(table: ReportTable): string {
+  return csvHeading(table.columns) + csvRecords(table.columns, table.rows);
+}
+
+/**
+ * OWASP's list of what makes a spreadsheet read a cell as a formula (CSV injection,
+ * https://owasp.org/www-community/attacks/CSV_Injection, read 2026-11-24): a leading `=`, `+`,
+ * `-`, `@`, tab or carriage return. A site's text may start so (`-Disallow: /old` in a diff,
+ * `=HYPERLINK(...)` in a path), so such a text cell gets a leading apostrophe, which a
+ * spreadsheet shows as text and does not evaluate. Numbers and times never start so.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+export const csvCell = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
+
+/** The CSV heading line of a report's columns (RFC 4180, CRLF). */
+export function csvHeading(columns: readonly ReportColumn[]): string {
+  return stringify([columns.map((c) => c.header)], { record_delimiter: 'windows' });
+}
+
+/** CSV records of rows (no heading): a streamed download writes one batch at a time. */
+export function csvRecords(columns: readonly ReportColumn[], rows: readonly ReportRow[]): string {
   return stringify(
-    table.rows.map((row) => table.columns.map((c) => cellText(row[c.key] ?? null, c.type, false))),
-    { header: true, columns: table.columns.map((c) => c.header), record_delimiter: 'windows' },
+    rows.map((row) =>
+      columns.map((c) => {
+        const value = row[c.key] ?? null;
+        const text = cellText(value, c.type, false);
+        return typeof value === 'number' ? text : csvCell(text);
+      }),
+    ),
+    { record_delimiter: 'windows' },
   );
 }
 

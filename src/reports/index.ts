@@ -6,33 +6,46 @@
 import type pg from 'pg';
 import type { ReportTable } from './format.js';
 import type { ReportFilters } from './report-filters.js';
-import { aiAccessReport } from './report-ai-access.js';
-import { changesReport } from './report-changes.js';
-import { failingReport } from './report-failing.js';
-import { flipsReport } from './report-flips.js';
-import { lintReport } from './report-lint.js';
-import { statusReport } from './report-status.js';
+import { aiAccessSource } from './report-ai-access.js';
+import { alertsSource } from './report-alerts.js';
+import { changesSource } from './report-changes.js';
+import { failingSource } from './report-failing.js';
+import { flipsSource } from './report-flips.js';
+import { lintSource } from './report-lint.js';
+import type { ReportSource } from './report-source.js';
+import { collectReport } from './report-source.js';
+import { statusSource } from './report-status.js';
 
-export const REPORT_NAMES = ['status', 'changes', 'flips', 'ai-access', 'failing', 'lint'] as const;
+export const REPORT_NAMES = ['status', 'changes', 'flips', 'alerts', 'ai-access', 'failing', 'lint'] as const;
 export type ReportName = (typeof REPORT_NAMES)[number];
 
-const REPORTS: Record<ReportName, (pool: pg.Pool, filters: ReportFilters) => Promise<ReportTable>> = {
-  status: statusReport,
-  changes: changesReport,
-  flips: flipsReport,
-  'ai-access': aiAccessReport,
-  failing: failingReport,
-  lint: lintReport,
+type AnySource = ReportSource<never>;
+const SOURCES: Record<ReportName, (pool: pg.Pool, filters: ReportFilters) => AnySource | Promise<AnySource>> = {
+  status: (_pool, filters) => statusSource(filters),
+  changes: changesSource,
+  flips: flipsSource,
+  alerts: alertsSource,
+  'ai-access': aiAccessSource,
+  failing: (_pool, filters) => failingSource(filters),
+  lint: lintSource,
 };
 
 export function isReportName(name: string): name is ReportName {
   return (REPORT_NAMES as readonly string[]).includes(name);
 }
 
-export function buildReport(pool: pg.Pool, name: ReportName, filters: ReportFilters = { portfolioId: null, since: null }): Promise<ReportTable> {
-  return REPORTS[name](pool, filters);
+const NO_FILTERS: ReportFilters = { portfolioId: null, since: null };
+
+/** The report's query and row mapping, for `collectReport` or `streamReport` (report-source.ts). */
+export async function reportSource(pool: pg.Pool, name: ReportName, filters: ReportFilters = NO_FILTERS): Promise<ReportSource> {
+  return (await SOURCES[name](pool, filters)) as unknown as ReportSource;
 }
 
+export async function buildReport(pool: pg.Pool, name: ReportName, filters: ReportFilters = NO_FILTERS): Promise<ReportTable> {
+  return collectReport(pool, name, await reportSource(pool, name, filters));
+}
+
+export { streamReport } from './report-source.js';
 export { formatReport, REPORT_FORMATS } from './format.js';
 export type { ReportColumn, ReportFormat, ReportRow, ReportTable, ReportValue } from './format.js';
 export { ReportInputError, parseSince, resolveReportFilters } from './report-filters.js';

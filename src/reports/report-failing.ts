@@ -5,8 +5,8 @@
  * night it was fetched) or full allow when there is none. `--since`: outages that began on or
  * after that night.
  */
-import type pg from 'pg';
-import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportColumn } from './format.js';
+import type { ReportSource } from './report-source.js';
 import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 
@@ -23,7 +23,7 @@ export const FAILING_COLUMNS: readonly ReportColumn[] = [
   { key: 'lastOk', header: 'LAST OK', type: 'time' },
 ];
 
-interface FailingRow {
+interface FailingRow extends Record<string, unknown> {
   origin: string;
   outcome: string;
   status: number | null;
@@ -39,35 +39,35 @@ interface FailingRow {
 /** Outcomes of a fetch that did not reach an answer the rules accept (4xx is an answer: R-12). */
 export const FAILED_OUTCOMES = ['server_error', 'network_error', 'rate_limited', 'redirect_limit'] as const;
 
-export async function failingReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
-  const { rows } = await pool.query<FailingRow>(
-    `select s.origin, x.outcome, x.status, x.failed_nights, x.unreachable_since,
-            (extract(epoch from x.run_at - x.unreachable_since) / 86400)::integer as days_unreachable,
-            x.policy, x.policy_reason,
-            case when x.policy_reason = 'D-3' then rr.run_at end as copy_of, x.last_good_run_at as last_ok
-     from site_state x
-     join sites s on s.id = x.site_id
-     left join audit_runs rr on rr.id = x.rules_run_id
-     where x.outcome = any($3::fetch_outcome[])
-       and ${inPortfolio('x.site_id')}
-       and ($2::timestamptz is null or coalesce(x.unreachable_since, x.run_at) >= $2)
-     order by x.unreachable_since nulls last, x.failed_nights desc, s.origin`,
-    [filters.portfolioId, filters.since, FAILED_OUTCOMES],
-  );
+/** `--since`: outages that began on or after it; the dashboard's overview adds its search. */
+export function failingSource(filters: ReportFilters): ReportSource<FailingRow> {
   return {
-    report: 'failing',
     columns: FAILING_COLUMNS,
-    rows: rows.map((r) => ({
-      origin: r.origin,
-      outcome: r.outcome,
-      status: r.status,
-      failedNights: r.failed_nights,
-      unreachableSince: r.unreachable_since,
-      daysUnreachable: r.days_unreachable,
-      policy: r.policy,
-      policyReason: r.policy_reason,
-      copyOf: r.copy_of,
-      lastOk: r.last_ok,
-    })),
+    sql: `select s.origin, x.outcome, x.status, x.failed_nights, x.unreachable_since,
+                 (extract(epoch from x.run_at - x.unreachable_since) / 86400)::integer as days_unreachable,
+                 x.policy, x.policy_reason,
+                 case when x.policy_reason = 'D-3' then rr.run_at end as copy_of, x.last_good_run_at as last_ok
+          from site_state x
+          join sites s on s.id = x.site_id
+          left join audit_runs rr on rr.id = x.rules_run_id
+          where x.outcome::text = any($3::text[])
+            and ${inPortfolio('x.site_id')}
+            and ($2::timestamptz is null or coalesce(x.unreachable_since, x.run_at) >= $2)
+            and ($4::text is null or strpos(s.origin, $4) > 0)
+          order by x.unreachable_since nulls last, x.failed_nights desc, s.origin`,
+    params: [filters.portfolioId, filters.since, FAILED_OUTCOMES, filters.search ?? null],
+    rows: (batch) =>
+      batch.map((r) => ({
+        origin: r.origin,
+        outcome: r.outcome,
+        status: r.status,
+        failedNights: r.failed_nights,
+        unreachableSince: r.unreachable_since,
+        daysUnreachable: r.days_unreachable,
+        policy: r.policy,
+        policyReason: r.policy_reason,
+        copyOf: r.copy_of,
+        lastOk: r.last_ok,
+      })),
   };
 }

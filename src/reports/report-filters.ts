@@ -4,19 +4,36 @@
  * looks like good news.
  */
 import type pg from 'pg';
+import type { Severity } from './web-events.js';
+import type { SiteState } from './site-states.js';
 
 /**
  * The SQL condition "the site is in the portfolio given as `param`, or no portfolio was given":
  * every report and dashboard query narrows by portfolio this way (`siteId`: the column holding
- * the site's id).
+ * the site's id). The portfolio's sites are read once per query into a hash (an uncorrelated
+ * IN), so a scan of many rows costs one hash probe per row, not one index lookup.
  */
 export const inPortfolio = (siteId: string, param = '$1') =>
-  `(${param}::int is null or exists (select 1 from portfolio_sites ps where ps.site_id = ${siteId} and ps.portfolio_id = ${param}))`;
+  `(${param}::int is null or ${siteId} in (select ps.site_id from portfolio_sites ps where ps.portfolio_id = ${param}))`;
 
 export interface ReportFilters {
   portfolioId: number | null;
   /** Nights at or after this instant; null: the report's own default. */
   since: Date | null;
+  /**
+   * What the dashboard's pages narrow by besides, each applied in SQL by the reports that have
+   * the column (docs/reports.md): nights before this instant; part of the origin (lower-case);
+   * a state of the overview; a change kind, flip cause or alert kind; at least this severe (an
+   * event by the worst alert of its site's night); a crawler (flips), or the crawler a site
+   * blocks (ai-access).
+   */
+  until?: Date | null;
+  search?: string | null;
+  state?: SiteState | null;
+  kind?: string | null;
+  severity?: Severity | null;
+  crawler?: string | null;
+  blocks?: string | null;
 }
 
 export interface ReportFilterInput {

@@ -5,7 +5,9 @@
  */
 import type pg from 'pg';
 import type { FlipRule } from '../db/schema.js';
-import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportColumn } from './format.js';
+import type { ReportSource } from './report-source.js';
+import { nightAtLeast } from './report-changes.js';
 import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 import { recentSince } from './recent.js';
@@ -23,7 +25,7 @@ export const FLIPS_COLUMNS: readonly ReportColumn[] = [
   { key: 'rule', header: 'DECIDED BY', type: 'text', shrink: true },
 ];
 
-interface FlipRow {
+interface FlipRow extends Record<string, unknown> {
   night: Date;
   origin: string;
   url: string;
@@ -42,33 +44,36 @@ export function ruleText(rule: FlipRule | null): string {
   return rule ? `${ruleLine(rule)} (line ${rule.line})` : 'no rule';
 }
 
-export async function flipsReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
+/** `--since` (default: the last RECENT_DAYS nights); the dashboard adds until, cause, severity and crawler. */
+export async function flipsSource(pool: pg.Pool, filters: ReportFilters): Promise<ReportSource<FlipRow>> {
   const since = await recentSince(pool, filters);
-  const { rows } = await pool.query<FlipRow>(
-    `select r.run_at as night, s.origin, t.url, a.token as agent, a.category, f.from_allowed, f.to_allowed, f.cause, f.rule_after
-     from audit_runs r
-     join verdict_flips f on f.run_id = r.id
-     join sites s on s.id = f.site_id
-     join tracked_urls t on t.id = f.tracked_url_id
-     join user_agents a on a.id = f.user_agent_id
-     where r.run_at >= $2
-       and ${inPortfolio('f.site_id')}
-     order by r.run_at desc, s.origin, t.url, lower(a.token)`,
-    [filters.portfolioId, since],
-  );
   return {
-    report: 'flips',
     columns: FLIPS_COLUMNS,
-    rows: rows.map((r) => ({
-      night: r.night,
-      origin: r.origin,
-      url: r.url,
-      agent: r.agent,
-      category: r.category,
-      before: verdict(r.from_allowed),
-      after: verdict(r.to_allowed),
-      cause: r.cause,
-      rule: ruleText(r.rule_after),
-    })),
+    sql: `select r.run_at as night, s.origin, t.url, a.token as agent, a.category, f.from_allowed, f.to_allowed, f.cause, f.rule_after
+          from audit_runs r
+          join verdict_flips f on f.run_id = r.id
+          join sites s on s.id = f.site_id
+          join tracked_urls t on t.id = f.tracked_url_id
+          join user_agents a on a.id = f.user_agent_id
+          where r.run_at >= $2
+            and ($3::timestamptz is null or r.run_at < $3)
+            and ($4::text is null or f.cause = $4)
+            and ${nightAtLeast('f', '$5')}
+            and ($6::text is null or lower(a.token) = lower($6))
+            and ${inPortfolio('f.site_id')}
+          order by r.run_at desc, s.origin, t.url, lower(a.token)`,
+    params: [filters.portfolioId, since, filters.until ?? null, filters.kind ?? null, filters.severity ?? null, filters.crawler ?? null],
+    rows: (batch) =>
+      batch.map((r) => ({
+        night: r.night,
+        origin: r.origin,
+        url: r.url,
+        agent: r.agent,
+        category: r.category,
+        before: verdict(r.from_allowed),
+        after: verdict(r.to_allowed),
+        cause: r.cause,
+        rule: ruleText(r.rule_after),
+      })),
   };
 }

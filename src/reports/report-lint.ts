@@ -7,7 +7,8 @@
 import type pg from 'pg';
 import { lintRobotsTxt } from '../robots/index.js';
 import type { Diagnostic } from '../robots/index.js';
-import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportColumn } from './format.js';
+import type { ReportSource } from './report-source.js';
 import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 
@@ -19,42 +20,46 @@ export const LINT_COLUMNS: readonly ReportColumn[] = [
   { key: 'message', header: 'MESSAGE', type: 'text', shrink: true },
 ];
 
-interface LintSiteRow {
+interface LintSiteRow extends Record<string, unknown> {
   origin: string;
   body_id: number;
 }
 
-export async function lintReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
-  const sites = await pool.query<LintSiteRow>(
-    `select s.origin, n.body_id
-     from site_state x
-     join sites s on s.id = x.site_id
-     join snapshots n on n.site_id = x.site_id and n.run_at = x.run_at and n.run_id = x.run_id
-     join bodies b on b.id = n.body_id
-     left join audit_runs lc on lc.id = x.last_change_run_id
-     where b.lint_errors + b.lint_warnings > 0
-       and ${inPortfolio('x.site_id')}
-       and ($2::timestamptz is null or lc.run_at >= $2)
-     order by s.origin`,
-    [filters.portfolioId, filters.since],
-  );
-  const diagnostics = await lintBodies(pool, [...new Set(sites.rows.map((r) => r.body_id))]);
-  const rows = sites.rows.flatMap((site) =>
-    (diagnostics.get(site.body_id) ?? []).map((d) => ({ origin: site.origin, line: d.line, severity: d.severity, code: d.code, message: d.message })),
-  );
-  return { report: 'lint', columns: LINT_COLUMNS, rows };
-}
+/** Sites read from the cursor at a time: each may bring a body of up to 500 KiB to lint. */
+const LINT_BATCH_ROWS = 50;
+/** Distinct bodies whose diagnostics are kept while the report runs (sites sharing a file lint it once). */
+const LINTED_BODIES_KEPT = 200;
 
-/** Bodies read a page at a time: a report over many sites never holds every file at once. */
-const BODIES_PER_QUERY = 200;
-
-async function lintBodies(pool: pg.Pool, ids: readonly number[]): Promise<Map<number, Diagnostic[]>> {
-  const out = new Map<number, Diagnostic[]>();
-  for (let i = 0; i < ids.length; i += BODIES_PER_QUERY) {
-    const { rows } = await pool.query<{ id: number; content: Buffer }>('select id, content from bodies where id = any($1::int[])', [
-      ids.slice(i, i + BODIES_PER_QUERY),
-    ]);
-    for (const b of rows) out.set(b.id, lintRobotsTxt(b.content).filter((d) => d.severity !== 'info'));
-  }
-  return out;
+/** `--since`: sites whose file changed on or after it; the dashboard's overview adds its search. */
+export function lintSource(pool: pg.Pool, filters: ReportFilters): ReportSource<LintSiteRow> {
+  const linted = new Map<number, Diagnostic[]>();
+  return {
+    columns: LINT_COLUMNS,
+    sql: `select s.origin, n.body_id
+          from site_state x
+          join sites s on s.id = x.site_id
+          join snapshots n on n.site_id = x.site_id and n.run_at = x.run_at and n.run_id = x.run_id
+          join bodies b on b.id = n.body_id
+          left join audit_runs lc on lc.id = x.last_change_run_id
+          where b.lint_errors + b.lint_warnings > 0
+            and ${inPortfolio('x.site_id')}
+            and ($2::timestamptz is null or lc.run_at >= $2)
+            and ($3::text is null or strpos(s.origin, $3) > 0)
+          order by s.origin`,
+    params: [filters.portfolioId, filters.since, filters.search ?? null],
+    batchRows: LINT_BATCH_ROWS,
+    async rows(batch) {
+      const missing = [...new Set(batch.map((r) => r.body_id))].filter((id) => !linted.has(id));
+      if (missing.length > 0) {
+        const { rows } = await pool.query<{ id: number; content: Buffer }>('select id, content from bodies where id = any($1::int[])', [missing]);
+        for (const b of rows) linted.set(b.id, lintRobotsTxt(b.content).filter((d) => d.severity !== 'info'));
+      }
+      const out = batch.flatMap((site) =>
+        (linted.get(site.body_id) ?? []).map((d) => ({ origin: site.origin, line: d.line, severity: d.severity, code: d.code, message: d.message })),
+      );
+      // Keep the bodies most recently linted (a Map iterates oldest first).
+      for (const id of linted.keys()) if (linted.size > LINTED_BODIES_KEPT) linted.delete(id);
+      return out;
+    },
+  };
 }

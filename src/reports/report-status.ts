@@ -4,8 +4,9 @@
  * file's size and lint counts, and the night of its last change. `--since`: only the sites whose
  * last change is on or after that night.
  */
-import type pg from 'pg';
-import type { ReportColumn, ReportTable } from './format.js';
+import type { ReportColumn } from './format.js';
+import type { ReportSource } from './report-source.js';
+import { STATE_CONDITION } from './site-states.js';
 import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 
@@ -27,7 +28,7 @@ export const STATUS_COLUMNS: readonly ReportColumn[] = [
   { key: 'portfolios', header: 'PORTFOLIOS', type: 'list', shrink: true },
 ];
 
-interface StatusRow {
+interface StatusRow extends Record<string, unknown> {
   origin: string;
   outcome: string;
   status: number | null;
@@ -45,35 +46,39 @@ interface StatusRow {
   portfolios: string[];
 }
 
-export async function statusReport(pool: pg.Pool, filters: ReportFilters): Promise<ReportTable> {
-  const { rows } = await pool.query<StatusRow>(
-    `select origin, outcome, status, policy, policy_reason, policy_since, failed_nights, days_unreachable, body_bytes, truncated,
-            lint_errors, lint_warnings, last_change_at, checked_at, portfolios
-     from site_status s
-     where ${inPortfolio('s.site_id')}
-       and ($2::timestamptz is null or s.last_change_at >= $2)
-     order by s.origin`,
-    [filters.portfolioId, filters.since],
-  );
+/**
+ * `--since`: sites whose last change is on or after it. The dashboard's overview narrows by
+ * search and state too (its CSV link carries them).
+ */
+export function statusSource(filters: ReportFilters): ReportSource<StatusRow> {
   return {
-    report: 'status',
     columns: STATUS_COLUMNS,
-    rows: rows.map((r) => ({
-      origin: r.origin,
-      outcome: r.outcome,
-      status: r.status,
-      policy: r.policy,
-      policyReason: r.policy_reason,
-      policySince: r.policy_since,
-      failedNights: r.failed_nights,
-      daysUnreachable: r.days_unreachable,
-      bodyBytes: Number(r.body_bytes),
-      truncated: r.truncated ?? false,
-      lintErrors: r.lint_errors ?? 0,
-      lintWarnings: r.lint_warnings ?? 0,
-      lastChangeAt: r.last_change_at,
-      checkedAt: r.checked_at,
-      portfolios: r.portfolios,
-    })),
+    sql: `select origin, outcome, status, policy, policy_reason, policy_since, failed_nights, days_unreachable, body_bytes, truncated,
+                 lint_errors, lint_warnings, last_change_at, checked_at, portfolios
+          from site_status x
+          where ${inPortfolio('x.site_id')}
+            and ($2::timestamptz is null or x.last_change_at >= $2)
+            and ($3::text is null or strpos(x.origin, $3) > 0)
+            and ${filters.state ? (filters.state === 'never' ? 'false' : STATE_CONDITION[filters.state]) : 'true'}
+          order by x.origin`,
+    params: [filters.portfolioId, filters.since, filters.search ?? null],
+    rows: (batch) =>
+      batch.map((r) => ({
+        origin: r.origin,
+        outcome: r.outcome,
+        status: r.status,
+        policy: r.policy,
+        policyReason: r.policy_reason,
+        policySince: r.policy_since,
+        failedNights: r.failed_nights,
+        daysUnreachable: r.days_unreachable,
+        bodyBytes: Number(r.body_bytes),
+        truncated: r.truncated ?? false,
+        lintErrors: r.lint_errors ?? 0,
+        lintWarnings: r.lint_warnings ?? 0,
+        lastChangeAt: r.last_change_at,
+        checkedAt: r.checked_at,
+        portfolios: r.portfolios,
+      })),
   };
 }

@@ -53,7 +53,7 @@ export function policyWhy(s: SitePolicyState): string {
 }
 
 /** The deciding line in words, or why there is none. */
-function decidingText(x: SiteExplanation): string {
+export function decidingText(x: SiteExplanation): string {
   const v = x.verdict;
   if (v.decidedBy === 'policy') return `none: the policy decides (${x.state.policy === 'allow_all' ? 'full allow' : 'full disallow'}), no rule is read`;
   if (v.rule) {
@@ -65,7 +65,8 @@ function decidingText(x: SiteExplanation): string {
   return `none: no rule of the group matches ${x.path}, so it is allowed`;
 }
 
-function groupText(x: SiteExplanation): string | null {
+/** The group the crawler follows, as written, or why none applies. */
+export function groupText(x: SiteExplanation): string | null {
   const g = x.verdict.group;
   if (g === null) return null;
   if (g.kind === 'none') return `no group matched: allowed (no group names ${x.followedAgent} and there is no * group, R-43)`;

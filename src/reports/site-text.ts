@@ -2,6 +2,7 @@
  * Words and shapes shared by the site reports' text output: nights in UTC, a night's outcome
  * and its effective policy with the spec rule behind it. Pure.
  */
+import type { PolicyReason } from '../policy/effective-policy.js';
 import type { FetchOutcome } from '../policy/fetch-outcome.js';
 
 /** `2026-03-01 03:00Z`, with seconds only when the night has them (`audit --at` may). */
@@ -17,6 +18,17 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 export function outcomeText(outcome: FetchOutcome, status: number | null, errorCode: string | null): string {
   return [outcome, status, errorCode].filter((part) => part !== null).join(' ');
 }
+
+/** What each policy reason means, for people (`fetch`, the dashboard's badges). */
+export const POLICY_REASON_TEXT: Readonly<Record<PolicyReason, string>> = {
+  'R-10': 'robots.txt fetched: its rules apply',
+  'R-11': 'too many redirects: read as a 404, everything allowed',
+  'R-12': '4xx: no robots.txt, everything allowed',
+  'D-4': '429: everything allowed, reported apart',
+  'R-13': '5xx: everything disallowed',
+  'R-15': 'no response: everything disallowed',
+  'D-3': 'unreachable for more than 30 days: the last good copy applies, or everything allowed',
+};
 
 /** `rules (R-10)`, `disallow_all (R-13)`, `rules (D-3, copy of 2026-03-01 03:00Z)`. */
 export function policyText(policy: string, reason: string, rulesNight: Date | null): string {

@@ -6,20 +6,37 @@
  * rows only.
  */
 import type pg from 'pg';
-import { FAILED_OUTCOMES } from './report-failing.js';
+import { SITE_STATES, STATE_CONDITION } from './site-states.js';
+import type { SiteState } from './site-states.js';
 import { ACCESS_COLUMNS, blockedByCategory, blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
 import type { AiCrawler } from './report-ai-access.js';
-import { RECENT_DAYS } from './recent.js';
 import { inPortfolio } from './report-filters.js';
 import { POLICY_EVENTS } from './site-lookup.js';
 
+export { SITE_STATES };
+export type { SiteState };
+
 export const OVERVIEW_SORTS = ['site', 'status', 'policy', 'changed', 'failing', 'checked'] as const;
 export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
+
+/** The count of the summary that a state's list has as many sites as. */
+export const STATE_COUNT: Record<SiteState, keyof OverviewCounts | null> = {
+  audited: 'audited',
+  ok: 'ok',
+  failing: 'failing',
+  unavailable: 'unavailable',
+  disallow_all: 'disallowAll',
+  fallback: 'fallback',
+  changed: 'changedRecently',
+  never: null,
+};
 
 export interface OverviewQuery {
   portfolioId: number | null;
   /** Part of the origin, any case. */
   search: string | null;
+  /** Only the sites in this state (a summary card's list); null: every site. */
+  state: SiteState | null;
   sort: OverviewSort;
   descending: boolean;
   /** 1-based. */
@@ -68,7 +85,7 @@ export interface OverviewRow {
 
 export interface OverviewPage {
   counts: OverviewCounts;
-  /** Sites matching the search (and portfolio): what the pages divide. */
+  /** Sites matching the search, portfolio and state: what the pages divide. */
   matching: number;
   rows: OverviewRow[];
 }
@@ -102,17 +119,24 @@ export async function overviewPage(pool: pg.Pool, query: OverviewQuery): Promise
   const search = normalizeSearch(query.search);
   const params = [query.portfolioId, search];
   const offset = (Math.max(1, query.page) - 1) * query.pageSize;
+  const state = query.state;
+  // The sites never audited have no night to sort by: listed by origin.
+  const byOrigin = query.sort === 'site' || state === 'never';
   const [counts, first] = await Promise.all([
     overviewCounts(pool, params),
-    query.sort === 'site' ? sitesByOrigin(pool, params, query.descending, query.pageSize, offset) : auditedIds(pool, query, params, offset),
+    byOrigin
+      ? sitesByOrigin(pool, params, query.sort === 'site' && query.descending, query.pageSize, offset, state)
+      : auditedIds(pool, query, params, offset),
   ]);
   // Sorted by a night's column, the sites never audited come after the audited ones, by origin.
   const ids =
-    query.sort === 'site' || first.length === query.pageSize
+    byOrigin || state !== null || first.length === query.pageSize
       ? first
-      : [...first, ...(await sitesByOrigin(pool, params, false, query.pageSize - first.length, Math.max(0, offset - counts.audited), true))];
+      : [...first, ...(await sitesByOrigin(pool, params, false, query.pageSize - first.length, Math.max(0, offset - counts.audited), 'never'))];
   const rows = await describeSites(pool, ids);
-  return { counts, matching: counts.sites, rows };
+  const key = state === null ? null : STATE_COUNT[state];
+  const matching = state === null ? counts.sites : key === null ? counts.sites - counts.audited : counts[key];
+  return { counts, matching, rows };
 }
 
 /**
@@ -124,26 +148,28 @@ async function overviewCounts(pool: pg.Pool, params: unknown[]): Promise<Overvie
   const [state, sites] = await Promise.all([
     pool.query<Omit<OverviewCounts, 'sites'>>(
       `select count(*)::int as audited,
-              count(*) filter (where x.outcome = 'ok')::int as ok,
-              count(*) filter (where x.outcome = any($3::fetch_outcome[]))::int as failing,
-              count(*) filter (where x.outcome = 'unavailable')::int as unavailable,
-              count(*) filter (where x.policy = 'disallow_all')::int as "disallowAll",
-              count(*) filter (where x.policy_reason = 'D-3')::int as fallback,
-              count(*) filter (where x.last_change_run_id = any(array(
-                select id from audit_runs where run_at >= (select max(run_at) from audit_runs) - $4::int * interval '1 day')))::int as "changedRecently"
+              count(*) filter (where ${STATE_CONDITION.ok})::int as ok,
+              count(*) filter (where ${STATE_CONDITION.failing})::int as failing,
+              count(*) filter (where ${STATE_CONDITION.unavailable})::int as unavailable,
+              count(*) filter (where ${STATE_CONDITION.disallow_all})::int as "disallowAll",
+              count(*) filter (where ${STATE_CONDITION.fallback})::int as fallback,
+              count(*) filter (where ${STATE_CONDITION.changed})::int as "changedRecently"
        from site_state x
        ${filtered ? `join sites s on s.id = x.site_id where ${filter('x.site_id')}` : 'where $1::int is null and $2::text is null'}`,
-      [...params, FAILED_OUTCOMES, RECENT_DAYS],
+      params,
     ),
     pool.query<{ sites: number }>(`select count(*)::int as sites from sites s where ${FILTER}`, params),
   ]);
   return { sites: sites.rows[0]!.sites, ...state.rows[0]! };
 }
 
-async function sitesByOrigin(pool: pg.Pool, params: unknown[], descending: boolean, limit: number, offset: number, unauditedOnly = false): Promise<number[]> {
+async function sitesByOrigin(pool: pg.Pool, params: unknown[], descending: boolean, limit: number, offset: number, state: SiteState | null): Promise<number[]> {
+  const inState =
+    state === null ? '' : state === 'never' ? 'and not exists (select 1 from site_state x where x.site_id = s.id)'
+      : `and exists (select 1 from site_state x where x.site_id = s.id and ${STATE_CONDITION[state]})`;
   const { rows } = await pool.query<{ id: number }>(
     `select s.id from sites s
-     where ${FILTER} ${unauditedOnly ? 'and not exists (select 1 from site_state x where x.site_id = s.id)' : ''}
+     where ${FILTER} ${inState}
      order by s.origin ${descending ? 'desc' : 'asc'}
      limit $3 offset $4`,
     [...params, limit, offset],
@@ -158,6 +184,7 @@ async function auditedIds(pool: pg.Pool, query: OverviewQuery, params: unknown[]
     `select x.site_id as id from site_state x ${params[1] === null ? '' : 'join sites s on s.id = x.site_id'}
      ${sort === 'changed' ? 'left join audit_runs lc on lc.id = x.last_change_run_id' : ''}
      where ${params[1] === null ? `${inPortfolio('x.site_id')} and $2::text is null` : filter('x.site_id')}
+       and ${query.state === null || query.state === 'never' ? 'true' : STATE_CONDITION[query.state]}
      order by ${ORDER[sort](query.descending ? 'desc' : 'asc')}
      limit $3 offset $4`,
     [...params, query.pageSize, offset],

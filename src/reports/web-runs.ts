@@ -3,7 +3,6 @@
  * (a running one with its progress), and the deliveries of alerts to channels with their state.
  */
 import type pg from 'pg';
-import { visibleText } from './web-paging.js';
 
 export interface RunRow {
   runId: number;
@@ -84,6 +83,9 @@ export interface DeliveryRow {
   title: string | null;
   origin: string | null;
   runKey: string | null;
+  /** The night the alert (or the digest's run) is about: a replayed night is its own date, not the delivery's. */
+  night: Date | null;
+  runId: number | null;
 }
 
 export interface DeliveriesPage {
@@ -96,7 +98,7 @@ export async function deliveriesPage(pool: pg.Pool, status: DeliveryStatus | nul
     pool.query<DeliveryRow & { channel_url: string }>(
       `select d.id::int, d.created_at as "createdAt", d.status, d.attempts, d.last_status as "lastStatus", d.last_error as "lastError",
               d.delivered_at as "deliveredAt", ch.kind as "channelKind", ch.url as channel_url, d.run_id is not null and d.alert_id is null as digest,
-              l.severity, l.kind, l.title, s.origin, coalesce(r.run_key, lr.run_key) as "runKey"
+              l.severity, l.kind, l.title, s.origin, coalesce(r.run_key, lr.run_key) as "runKey", coalesce(r.run_at, lr.run_at) as night, coalesce(r.id, lr.id) as "runId"
        from alert_deliveries d
        join alert_channels ch on ch.id = d.channel_id
        left join alerts l on l.id = d.alert_id
@@ -113,12 +115,7 @@ export async function deliveriesPage(pool: pg.Pool, status: DeliveryStatus | nul
   for (const c of counts.rows) byStatus[c.status] = c.n;
   return {
     counts: byStatus,
-    rows: rows.rows.map(({ channel_url, ...d }) => ({
-      ...d,
-      channelHost: channelHost(channel_url),
-      lastError: d.lastError === null ? null : visibleText(d.lastError),
-      title: d.title === null ? null : visibleText(d.title),
-    })),
+    rows: rows.rows.map(({ channel_url, ...d }) => ({ ...d, channelHost: channelHost(channel_url) })),
   };
 }
 

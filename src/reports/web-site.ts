@@ -11,7 +11,9 @@ import { lintRobotsTxt } from '../robots/index.js';
 import type { Diagnostic } from '../robots/index.js';
 import { describeSites } from './web-overview.js';
 import type { OverviewRow } from './web-overview.js';
-import { bodyLines, visibleText } from './web-paging.js';
+import { bodyLines } from './web-paging.js';
+import { hiddenCharsIn } from '../robots/hidden-chars.js';
+import type { HiddenChar } from '../robots/hidden-chars.js';
 import { move } from './report-changes.js';
 
 /** Nights on the timeline: a bit more than a year. */
@@ -78,6 +80,8 @@ export interface FileView {
   diagnostics: Diagnostic[];
   /** Its rules decide the verdicts now (policy `rules`), or it is kept for reference only. */
   decides: boolean;
+  /** The hidden characters the file holds (the note above it names them). */
+  hidden: HiddenChar[];
 }
 
 export interface SitePage {
@@ -116,7 +120,7 @@ function siteChange(r: ChangeRow): SiteChange {
     kinds: r.kinds,
     outcome: move(r.outcome_from, r.outcome_to),
     policy: move(r.policy_from, r.policy_to),
-    semantic: r.rule_diff ? describeRobotsDiff(r.rule_diff).map(visibleText) : [],
+    semantic: r.rule_diff ? describeRobotsDiff(r.rule_diff) : [],
     hasTextDiff: r.has_text,
   };
 }
@@ -135,7 +139,7 @@ export function diffLines(text: string): DiffLine[] {
           : line.startsWith('-')
             ? 'remove'
             : 'context';
-    return { kind, text: visibleText(line) };
+    return { kind, text: line };
   });
 }
 
@@ -174,7 +178,7 @@ export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: numb
     changes: list,
     version: chosen ? await loadVersion(pool, siteId, chosen) : null,
     matrix: verdictMatrix(verdicts, bodies.rulesLines),
-    alerts: alerts.rows.map((a) => ({ ...a, title: visibleText(a.title) })),
+    alerts: alerts.rows,
     file: bodies.file,
   };
 }
@@ -226,7 +230,7 @@ function verdictMatrix(verdicts: VerdictRow[], lines: string[]): VerdictMatrix {
   const byUrl = new Map<string, { url: string; isRoot: boolean; cells: (MatrixCell | null)[] }>();
   for (const r of verdicts) {
     let row = byUrl.get(r.url);
-    if (!row) byUrl.set(r.url, (row = { url: visibleText(r.url), isRoot: r.is_root, cells: agents.map(() => null) }));
+    if (!row) byUrl.set(r.url, (row = { url: r.url, isRoot: r.is_root, cells: agents.map(() => null) }));
     row.cells[agents.indexOf(r.token)] = {
       allowed: r.allowed,
       ruleLine: r.rule_line,
@@ -260,7 +264,8 @@ async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileVi
         fetchedAt: row.fetched_at,
         bytes: row.content.length,
         lines,
-        diagnostics: lintRobotsTxt(row.content).map((d) => ({ ...d, message: visibleText(d.message) })),
+        diagnostics: lintRobotsTxt(row.content),
+        hidden: lines.flatMap(hiddenCharsIn).filter((c, i, all) => all.findIndex((o) => o.codePoint === c.codePoint) === i),
         decides: row.decides,
       }
     : null;

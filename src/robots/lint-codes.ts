@@ -37,6 +37,10 @@ export const LINT_CODES = {
   'partial-bom': { severity: 'warning', description: 'The file starts with an incomplete byte-order mark; Google skips it, other parsers may not (T45).' },
   'nul-byte': { severity: 'warning', description: 'A NUL byte; Google ignores the rest of its line (C20).' },
   'beyond-size-limit': { severity: 'warning', description: 'Content past 500 KiB, which Google ignores (R-18, D-6).' },
+  'hidden-characters': {
+    severity: 'warning',
+    description: 'A control, bidirectional or invisible character (U+202E, a zero-width space, ESC): the line does not read as a crawler reads it ("Trojan Source").',
+  },
   'unknown-key': { severity: 'info', description: 'A key no parser of Google uses; the line is ignored (T4, R5).' },
   'unsupported-key': { severity: 'info', description: 'A key Google recognises but ignores: crawl-delay, host, noindex, clean-param, ... (R6).' },
   'empty-rule-value': { severity: 'info', description: 'An allow/disallow with no path; it has no effect, so an empty Disallow allows everything (R-50, T23).' },

@@ -16,6 +16,7 @@ import { MAX_STAR_RULE_GAPS, MAX_STAR_RULE_VERDICTS, starRuleGaps } from './star
 import type { StarRuleGap } from './star-rule-gaps.js';
 import type { Diagnostic, Rule, UserAgentLine } from './types.js';
 import { GLOBAL_AGENT, agentToken } from './user-agent.js';
+import { codePointLabel, hiddenCharsIn } from './hidden-chars.js';
 
 /** R-18: Google reads the first 500 KiB of a robots.txt and ignores the rest. */
 export const GOOGLE_MAX_ROBOTS_BYTES = 500 * 1024;
@@ -122,6 +123,7 @@ function lineChecks(l: ScannedLine, ctx: LineContext, add: Add): void {
   if (l.hasNul) {
     add(l.line, 'nul-byte', 'This line contains a NUL byte; Google ignores everything after it on this line.');
   }
+  hiddenCharacterChecks(l, add);
   if (l.lineTooLong) {
     let kept = `only its first ${MAX_LINE_BYTES} bytes`;
     if (l.type === 'directive' && (l.key === 'allow' || l.key === 'disallow')) {
@@ -350,6 +352,34 @@ function hiddenCharacter(rawKey: string): string {
     }
   }
   return '';
+}
+
+/** Hidden characters named in one message at most (a line full of them is one diagnostic). */
+const HIDDEN_NAMED = 3;
+const LINE_TEXT = new TextDecoder('utf-8');
+
+/**
+ * Characters a reader of the line cannot see as they are (src/robots/hidden-chars.ts): a
+ * bidirectional control makes `toBTPG` show as `GPTBot`, a zero-width space hides in a token,
+ * ESC drives a terminal. NUL and an inner BOM have codes of their own. The bytes are looked at
+ * once; only a line with a control byte or a non-ASCII byte is decoded.
+ */
+function hiddenCharacterChecks(l: ScannedLine, add: Add): void {
+  const end = l.offset + l.byteLength;
+  let candidate = false;
+  for (let i = l.offset; i < end && !candidate; i++) {
+    const b = l.bytes[i] as number;
+    candidate = (b < 0x20 && b !== 0x09 && b !== 0x00) || b >= 0x7f;
+  }
+  if (!candidate) return;
+  const found = hiddenCharsIn(LINE_TEXT.decode(l.bytes.subarray(l.offset, end))).filter((c) => c.codePoint !== 0x00 && c.codePoint !== 0xfeff);
+  if (found.length === 0) return;
+  const named = found.slice(0, HIDDEN_NAMED).map((c) => `${codePointLabel(c.codePoint)} ${c.name}`);
+  const more = found.length > HIDDEN_NAMED ? ` and ${found.length - HIDDEN_NAMED} more` : '';
+  const bidi = found.some((c) => c.kind === 'bidi')
+    ? ' A bidirectional control reorders what is shown, so the line can read as another agent or path than the one crawlers read.'
+    : '';
+  add(l.line, 'hidden-characters', `This line holds characters a reader does not see as they are: ${named.join(', ')}${more}.${bidi} Remove them unless they are meant.`);
 }
 
 const KNOWN_NAMES = ['user-agent', 'allow', 'disallow', 'sitemap'];

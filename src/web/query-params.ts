@@ -5,44 +5,70 @@
  */
 import { z } from 'zod';
 import { parseSince, ReportInputError } from '../reports/index.js';
-import { OVERVIEW_SORTS } from '../reports/web-overview.js';
+import { OVERVIEW_SORTS, SITE_STATES } from '../reports/web-overview.js';
 import { EVENT_TYPES, SEVERITIES } from '../reports/web-events.js';
 import type { EventCursor } from '../reports/web-events.js';
 import { AI_CATEGORIES } from '../reports/web-ai-matrix.js';
 import { DELIVERY_STATUSES } from '../reports/web-runs.js';
 import { PAGE_SIZES } from '../reports/web-paging.js';
+import { codePointLabel, hiddenCharsIn } from '../robots/hidden-chars.js';
 
 const text = z.string().max(300).optional();
+/** A form sends an empty value for its "any" choice: the same as leaving the parameter out. */
+const blankIsAbsent = (v: unknown) => (v === '' ? undefined : v);
+const choice = <T extends readonly [string, ...string[]]>(values: T) => z.preprocess(blankIsAbsent, z.enum(values).optional());
+const id = () => z.preprocess(blankIsAbsent, z.coerce.number().int().min(1).max(2_147_483_647).optional());
 const page = z.coerce.number().int().min(1).max(1_000_000).default(1);
-const size = z.coerce
-  .number()
-  .int()
-  .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), `one of ${PAGE_SIZES.join(', ')}`)
+/** A change kind, a flip cause or an alert kind. */
+const kind = z
+  .string()
+  .max(50)
+  .regex(/^[a-z0-9_]*$/, 'a kind such as rules or ai_access_changed')
   .optional();
+/** A crawler's product token (T14: letters, digits, `-`, `_`), as the pages take one. */
+const token = z
+  .string()
+  .max(100)
+  .regex(/^[A-Za-z0-9_-]*$/, 'a crawler token such as GPTBot')
+  .optional();
+/** Crawler tokens, one or several (`?crawler=GPTBot&crawler=CCBot`). */
+const tokens = z
+  .union([z.string(), z.array(z.string()).max(200)])
+  .optional()
+  .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]).filter((t) => t !== ''))
+  .pipe(z.array(z.string().max(100).regex(/^[A-Za-z0-9_-]+$/, 'a crawler token such as GPTBot')));
+const size = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z.coerce
+    .number()
+    .int()
+    .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), `one of ${PAGE_SIZES.join(', ')}`)
+    .optional(),
+);
 
 export const overviewParams = z.object({
   portfolio: text,
   q: text,
-  sort: z.enum(OVERVIEW_SORTS).default('site'),
-  dir: z.enum(['asc', 'desc']).optional(),
+  show: choice(SITE_STATES),
+  sort: z.preprocess(blankIsAbsent, z.enum(OVERVIEW_SORTS).default('site')),
+  dir: choice(['asc', 'desc']),
   page,
   size,
 });
 
 export const siteParams = z.object({
   origin: z.string().min(1).max(2_000),
-  version: z.coerce.number().int().min(1).optional(),
+  version: id(),
+  /** The "check any URL" box: a path or a URL of the site, and a crawler. */
+  url: z.string().max(2_000).optional(),
+  ua: token,
 });
 
 export const eventParams = z.object({
   portfolio: text,
-  type: z.enum(EVENT_TYPES).optional(),
-  kind: z
-    .string()
-    .max(50)
-    .regex(/^[a-z0-9_]*$/, 'a kind such as rules or ai_access_changed')
-    .optional(),
-  severity: z.enum(SEVERITIES).optional(),
+  type: choice(EVENT_TYPES),
+  kind,
+  severity: choice(SEVERITIES),
   crawler: text,
   since: text,
   until: text,
@@ -50,15 +76,76 @@ export const eventParams = z.object({
   size,
 });
 
-export const aiParams = z.object({ portfolio: text, q: text, category: z.enum(AI_CATEGORIES).optional(), page, size });
+export const aiParams = z.object({ portfolio: text, q: text, category: choice(AI_CATEGORIES), crawler: tokens, blocks: token, page, size });
+export const nightParams = z.object({
+  run: id(),
+  portfolio: text,
+  severity: choice(SEVERITIES),
+  page,
+  size,
+});
 export const runsParams = z.object({ page, size });
-export const deliveriesParams = z.object({ status: z.enum(DELIVERY_STATUSES).optional(), page, size });
+/** Every filter a page may pass on to a CSV download; each report applies those it has. */
+export const csvParams = z.object({
+  portfolio: text,
+  q: text,
+  show: choice(SITE_STATES),
+  since: text,
+  until: text,
+  kind,
+  severity: choice(SEVERITIES),
+  crawler: token,
+  blocks: token,
+});
+export const deliveriesParams = z.object({ status: choice(DELIVERY_STATUSES), page, size });
 export const chartsParams = z.object({ portfolio: text });
 export const runIdParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 
 /** A bad query string: 400 with this message. */
 export class BadRequest extends Error {
   override name = 'BadRequest';
+}
+
+/**
+ * Every parameter of a request's path and query, checked before any route reads it: each must
+ * be valid percent-encoded UTF-8 and hold no control, bidirectional or invisible character (a
+ * NUL would reach Postgres, which refuses it; U+202E would make a search box read backwards).
+ * Throws BadRequest naming the parameter.
+ */
+export function assertCleanUrl(rawUrl: string): void {
+  const at = rawUrl.indexOf('?');
+  const path = at === -1 ? rawUrl : rawUrl.slice(0, at);
+  assertClean('the path', path, false);
+  if (at === -1) return;
+  for (const pair of rawUrl.slice(at + 1).split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decodePart('a parameter name', eq === -1 ? pair : pair.slice(0, eq), true);
+    assertClean(name, eq === -1 ? '' : pair.slice(eq + 1), true);
+  }
+}
+
+const LAYOUT_CHARS = [
+  { codePoint: 0x09, name: 'CHARACTER TABULATION' },
+  { codePoint: 0x0a, name: 'LINE FEED' },
+];
+
+function decodePart(what: string, raw: string, plusIsSpace: boolean): string {
+  try {
+    return decodeURIComponent(plusIsSpace ? raw.replaceAll('+', ' ') : raw);
+  } catch {
+    throw new BadRequest(`${what}: not valid percent-encoded UTF-8 (${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw})`);
+  }
+}
+
+function assertClean(name: string, raw: string, plusIsSpace: boolean): void {
+  const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+  const value = decodePart(shown, raw, plusIsSpace);
+  // Tab and line feed are layout in a text, not in a parameter: refused with the rest.
+  const c = LAYOUT_CHARS.find((l) => value.includes(String.fromCodePoint(l.codePoint))) ?? hiddenCharsIn(`${name}${value}`)[0];
+  if (c) {
+    throw new BadRequest(`${shown.replace(/[^\x20-\x7e]/g, '?')}: holds ${codePointLabel(c.codePoint)} ${c.name}, a character the dashboard does not take in a parameter`);
+  }
 }
 
 export function parseParams<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {

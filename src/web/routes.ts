@@ -1,21 +1,25 @@
 /**
- * The dashboard's pages and CSV downloads. Each handler checks its query string, asks
- * src/reports for the page's data and renders a template; the CSV downloads are the report
- * commands' CSV (buildReport + formatReport), narrowed by the page's filters where the report
- * has the column.
+ * The dashboard's pages. Each handler checks its query string, asks src/reports for the page's
+ * data and renders a template. A page number past the last page is a 404 that links to the
+ * last one; a period that ends before it starts is a 400.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type pg from 'pg';
-import { buildReport, formatReport, resolveReportFilters } from '../reports/index.js';
-import type { ReportName, ReportRow, ReportTable } from '../reports/index.js';
+import { resolveReportFilters } from '../reports/index.js';
 import { countsBackFromLatestNight, latestNight } from '../reports/report-filters.js';
-import { AI_CATEGORIES, aiMatrix } from '../reports/web-ai-matrix.js';
-import { aiBlockingShare, auditedWeeks, changesPerWeek } from '../reports/web-charts.js';
+import { explainSiteUrl } from '../reports/site-explain.js';
+import type { SiteExplanation } from '../reports/site-explain.js';
+import { decidingText, groupText, policyWhy } from '../reports/site-explain.format.js';
+import { SiteReportError } from '../reports/site-errors.js';
+import { AI_CATEGORIES, aiMatrix, UnknownCrawler } from '../reports/web-ai-matrix.js';
+import { chartSeries } from '../reports/web-charts.js';
 import { ALERT_KINDS, CHANGE_KINDS, EVENT_TYPES, FLIP_CAUSES, eventsPage, flipCrawlers } from '../reports/web-events.js';
+import { nightEvents } from '../reports/night-events.js';
 import { overviewPage } from '../reports/web-overview.js';
 import { pageSize } from '../reports/web-paging.js';
 import { deliveriesPage, runById, runProgress, runsPage } from '../reports/web-runs.js';
 import { findSite, sitePage } from '../reports/web-site.js';
+import { InvalidUrlError, resolveSiteUrl } from '../robots/origin.js';
 import {
   aiParams,
   BadRequest,
@@ -24,6 +28,7 @@ import {
   deliveriesParams,
   encodeCursor,
   eventParams,
+  nightParams,
   overviewParams,
   parseNight,
   parseParams,
@@ -35,6 +40,13 @@ import { shareLinesSvg, stackedBarsSvg, timelineSvg } from './svg-charts.js';
 
 export class NotFound extends Error {
   override name = 'NotFound';
+  constructor(
+    message: string,
+    /** A page to go to instead, with its link's words. */
+    readonly instead: { href: string; text: string } | null = null,
+  ) {
+    super(message);
+  }
 }
 
 export interface PageContext {
@@ -42,7 +54,7 @@ export interface PageContext {
   render(reply: FastifyReply, template: string, data: Record<string, unknown>, status?: number): FastifyReply;
 }
 
-async function portfolioId(pool: pg.Pool, name: string | undefined): Promise<number | null> {
+export async function portfolioId(pool: pg.Pool, name: string | undefined): Promise<number | null> {
   if (name === undefined || name === '') return null;
   return (await resolveReportFilters(pool, { portfolio: name })).portfolioId;
 }
@@ -52,14 +64,42 @@ async function portfolioNames(pool: pg.Pool): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-function sendCsv(reply: FastifyReply, name: string, table: ReportTable): FastifyReply {
-  return reply
-    .type('text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="robots-audit-${name}.csv"`)
-    .send(formatReport(table, 'csv'));
+/** The number of pages of `total` rows; a page past the last is a 404 that offers the last one. */
+function pagesOf(total: number, size: number, page: number, href: (page: number) => string): number {
+  const pages = Math.max(1, Math.ceil(total / size));
+  if (page > pages) throw new NotFound(`There is no page ${page.toLocaleString('en-US')}: this list has ${pages.toLocaleString('en-US')} page${pages === 1 ? '' : 's'}.`, { href: href(pages), text: `Go to page ${pages.toLocaleString('en-US')}` });
+  return pages;
 }
 
-const narrow = (table: ReportTable, keep: (row: ReportRow) => boolean): ReportTable => ({ ...table, rows: table.rows.filter(keep) });
+/** The same URL with another page number. */
+const withPage = (url: string) => (page: number) => {
+  const [path, query = ''] = url.split('?');
+  const params = new URLSearchParams(query);
+  params.set('page', String(page));
+  return `${path}?${params.toString()}`;
+};
+
+/** "Check any URL": the site's answer for a URL and a crawler, or the reason there is none. */
+export interface UrlCheck {
+  url: string;
+  ua: string;
+  explanation: SiteExplanation | null;
+  deciding: string | null;
+  group: string | null;
+  why: string | null;
+  error: string | null;
+}
+
+async function checkUrl(pool: pg.Pool, site: { id: number; origin: string }, input: string, ua: string): Promise<UrlCheck> {
+  const empty = { url: input, ua, explanation: null, deciding: null, group: null, why: null };
+  try {
+    const explanation = await explainSiteUrl(pool, site, resolveSiteUrl(site.origin, input), ua);
+    return { ...empty, explanation, deciding: decidingText(explanation), group: groupText(explanation), why: policyWhy(explanation.state), error: null };
+  } catch (err) {
+    if (err instanceof SiteReportError || err instanceof InvalidUrlError) return { ...empty, error: err.message };
+    throw err;
+  }
+}
 
 export function registerPages(app: FastifyInstance, ctx: PageContext): void {
   const { pool, render } = ctx;
@@ -70,11 +110,11 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const descending = q.dir === undefined ? q.sort === 'changed' || q.sort === 'failing' || q.sort === 'checked' : q.dir === 'desc';
     const [data, portfolios] = await Promise.all([
       portfolioId(pool, q.portfolio).then((id) =>
-        overviewPage(pool, { portfolioId: id, search: q.q ?? null, sort: q.sort, descending, page: q.page, pageSize: size }),
+        overviewPage(pool, { portfolioId: id, search: q.q ?? null, state: q.show ?? null, sort: q.sort, descending, page: q.page, pageSize: size }),
       ),
       portfolioNames(pool),
     ]);
-    const pages = Math.max(1, Math.ceil(data.matching / size));
+    const pages = pagesOf(data.matching, size, q.page, withPage(request.url));
     return render(reply, 'overview', { title: 'Overview', nav: 'overview', q: { ...q, dir: descending ? 'desc' : 'asc', size }, data, pages, portfolios });
   });
 
@@ -82,8 +122,20 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const q = parseParams(siteParams, request.query);
     const id = await findSite(pool, q.origin);
     const data = id === null ? null : await sitePage(pool, id, q.version ?? null);
-    if (!data) throw new NotFound(`No site is monitored at ${q.origin}.`);
-    return render(reply, 'site', { title: data.site.origin, nav: 'overview', data, timeline: timelineSvg(data.timeline) });
+    if (id === null || !data) throw new NotFound(`No site is monitored at ${q.origin}.`);
+    const ua = q.ua || 'Googlebot';
+    const check = q.url === undefined || q.url.trim() === '' ? null : await checkUrl(pool, { id, origin: data.site.origin }, q.url, ua);
+    return render(reply, 'site', { title: data.site.origin, nav: 'overview', data, timeline: timelineSvg(data.timeline), check, checkUa: ua });
+  });
+
+  app.get('/night', async (request, reply) => {
+    const q = parseParams(nightParams, request.query);
+    const size = pageSize(q.size);
+    const [id, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), portfolioNames(pool)]);
+    const data = await nightEvents(pool, { runId: q.run ?? null, portfolioId: id, severity: q.severity ?? null, page: q.page, pageSize: size });
+    if (q.run !== undefined && data.run === null) throw new NotFound(`There is no run ${q.run}.`);
+    const pages = pagesOf(data.matching, size, q.page, withPage(request.url));
+    return render(reply, 'night', { title: 'Last night', nav: 'night', q: { ...q, size }, data, pages, portfolios });
   });
 
   app.get('/changes', async (request, reply) => {
@@ -92,6 +144,9 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const latest = countsBackFromLatestNight(q.since) || countsBackFromLatestNight(q.until) ? await latestNight(pool) : null;
     const since = parseNight('since', q.since, latest);
     const until = parseNight('until', q.until, latest);
+    if (since && until && until.getTime() <= since.getTime()) {
+      throw new BadRequest(`until (${q.until}) is not after since (${q.since}): the period would hold no night`);
+    }
     const [id, crawlers, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), flipCrawlers(pool), portfolioNames(pool)]);
     const size = pageSize(q.size);
     const data = await eventsPage(pool, {
@@ -122,15 +177,23 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const q = parseParams(aiParams, request.query);
     const size = pageSize(q.size);
     const [id, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), portfolioNames(pool)]);
-    const data = await aiMatrix(pool, { portfolioId: id, search: q.q ?? null, category: q.category ?? null, page: q.page, pageSize: size });
-    return render(reply, 'ai', { title: 'AI access', nav: 'ai', q: { ...q, size }, data, pages: Math.max(1, Math.ceil(data.matching / size)), portfolios, categories: AI_CATEGORIES });
+    let data;
+    try {
+      data = await aiMatrix(pool, { portfolioId: id, search: q.q ?? null, category: q.category ?? null, crawlers: q.crawler, blocks: q.blocks || null, page: q.page, pageSize: size });
+    } catch (err) {
+      if (err instanceof UnknownCrawler) throw new BadRequest(err.message);
+      throw err;
+    }
+    const pages = pagesOf(data.matching, size, q.page, withPage(request.url));
+    return render(reply, 'ai', { title: 'AI access', nav: 'ai', q: { ...q, size }, data, pages, portfolios, categories: AI_CATEGORIES });
   });
 
   app.get('/runs', async (request, reply) => {
     const q = parseParams(runsParams, request.query);
     const size = pageSize(q.size);
     const data = await runsPage(pool, q.page, size);
-    return render(reply, 'runs', { title: 'Runs', nav: 'runs', q: { ...q, size }, data, pages: Math.max(1, Math.ceil(data.total / size)) });
+    const pages = pagesOf(data.total, size, q.page, withPage(request.url));
+    return render(reply, 'runs', { title: 'Runs', nav: 'runs', q: { ...q, size }, data, pages });
   });
 
   app.get('/runs/:id', async (request, reply) => {
@@ -152,15 +215,15 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const size = pageSize(q.size);
     const data = await deliveriesPage(pool, q.status ?? null, q.page, size);
     const total = q.status ? data.counts[q.status] : data.counts.pending + data.counts.delivered + data.counts.failed;
-    return render(reply, 'alerts', { title: 'Alerts', nav: 'alerts', q: { ...q, size }, data, pages: Math.max(1, Math.ceil(total / size)) });
+    const pages = pagesOf(total, size, q.page, withPage(request.url));
+    return render(reply, 'alerts', { title: 'Alerts', nav: 'alerts', q: { ...q, size }, data, pages });
   });
 
   app.get('/charts', async (request, reply) => {
     const q = parseParams(chartsParams, request.query);
     const [id, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), portfolioNames(pool)]);
     // Both series run over the same weeks: every week from the first audited night to the last.
-    const audited = await auditedWeeks(pool);
-    const [weeks, blocking] = await Promise.all([changesPerWeek(pool, id, audited), aiBlockingShare(pool, id, audited)]);
+    const { changes: weeks, blocking } = await chartSeries(pool, id);
     const changesSvg = stackedBarsSvg(
       weeks.map((w) => ({ label: w.week, parts: [{ key: 'rules', value: w.rules }, { key: 'outcome', value: w.outcome }, { key: 'other', value: w.other }] })),
       'Changes per week',
@@ -168,32 +231,5 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const blockingSvg = shareLinesSvg(blocking.weeks, blocking.series.map((s) => ({ name: s.token, values: s.shares })), 'Share of sites blocking each AI crawler');
     const legend = blocking.series.map((s, i) => ({ name: s.token, colour: i % 10, now: s.shares.at(-1) ?? 0 }));
     return render(reply, 'charts', { title: 'Charts', nav: 'charts', q, portfolios, changesSvg, blockingSvg, legend, weeks: weeks.length });
-  });
-
-  // --- CSV downloads: the report commands' CSV -------------------------------------------------
-
-  const reportCsv = (name: ReportName, narrowBy?: (q: Record<string, string | undefined>) => ((row: ReportRow) => boolean) | null) =>
-    app.get(`/csv/${name}`, async (request, reply) => {
-      const q = request.query as Record<string, string | undefined>;
-      for (const v of Object.values(q)) if (typeof v !== 'string' || v.length > 300) throw new BadRequest('CSV: one value per parameter, 300 characters at most');
-      const filters = await resolveReportFilters(pool, { portfolio: q.portfolio || undefined, since: q.since || undefined });
-      const table = await buildReport(pool, name, filters);
-      const keep = narrowBy?.(q) ?? null;
-      return sendCsv(reply, name, keep ? narrow(table, keep) : table);
-    });
-  const bySearch = (q: Record<string, string | undefined>) => {
-    const term = q.q?.trim().toLowerCase();
-    return term ? (row: ReportRow) => String(row.origin).includes(term) : null;
-  };
-  reportCsv('status', bySearch);
-  reportCsv('ai-access', bySearch);
-  reportCsv('failing');
-  reportCsv('lint');
-  reportCsv('changes', (q) => (q.kind ? (row) => (row.kinds as readonly string[]).includes(q.kind!) : null));
-  reportCsv('flips', (q) => {
-    const kind = q.kind || null;
-    const crawler = q.crawler?.toLowerCase() || null;
-    if (!kind && !crawler) return null;
-    return (row) => (kind === null || row.cause === kind) && (crawler === null || String(row.agent).toLowerCase() === crawler);
   });
 }

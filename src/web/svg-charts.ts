@@ -5,9 +5,10 @@
  * are CSS classes (the Content-Security-Policy allows no inline style).
  */
 import type { TimelineNight } from '../reports/web-site.js';
+import { escapeHtml } from './html-text.js';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+/** The five characters XML gives meaning to, as entities (the same as HTML's). */
+export const escapeXml = escapeHtml;
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const round = (n: number) => Math.round(n * 10) / 10;

@@ -2,10 +2,21 @@
  * A populated database for the dashboard's browser tests and screenshots: sites in two
  * portfolios replayed over four nights through the real pipeline (loopback sites, Postgres,
  * Redis): a publisher that blocks AI crawlers on night 2, a shop that answers 503 from night 3
- * (R-13), a blog without robots.txt (R-12), a store that lets GPTBot in, and a hostile site whose
- * robots.txt holds markup, quotes, a script and control bytes, as a website may serve.
+ * (R-13: every tracked URL flips for every agent, one outage), a blog without robots.txt (R-12),
+ * a store that lets GPTBot in, a hostile site whose robots.txt holds markup, quotes, a script and
+ * control bytes, and one whose text lies: a right-to-left override that shows `toBTPG` as
+ * `GPTBot` and `/gnp.exe` as `/exe.png`, a zero-width space in a token, and a 20,000-character
+ * rule. Alerts go to a webhook receiver on loopback (the alerts page lists their deliveries).
  */
-import { addSites, replayNight, track } from '../helpers/nightly.js';
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { createDb } from '../../src/db/client.js';
+import type { DbHandle } from '../../src/db/client.js';
+import { createDashboard } from '../../src/web/server.js';
+import { startWebhookReceiver } from '../fixtures/webhook-receiver.js';
+import type { WebhookReceiver } from '../fixtures/webhook-receiver.js';
+import { addSites, replayNight, settleDeliveries, track } from '../helpers/nightly.js';
 import { startPipeline } from '../helpers/pipeline.js';
 import type { Pipeline } from '../helpers/pipeline.js';
 
@@ -24,20 +35,82 @@ export const HOSTILE_BODY = Buffer.concat([
   Buffer.from([0x44, 0x69, 0x73, 0x61, 0x6c, 0x6c, 0x6f, 0x77, 0x3a, 0x20, 0x2f, 0x6e, 0x75, 0x6c, 0x00, 0x1b, 0x5b, 0x33, 0x31, 0x6d, 0xff, 0xfe, 0x0a]),
 ]);
 
+/** A rule of 20,000 characters: one line, no space to break at. */
+export const LONG_RULE = `Disallow: /${'a'.repeat(19_990)}`;
+/** What the lying file shows a reader (U+202E reverses what follows it on its line). */
+export const TROJAN_BODY = `User-agent: \u202etoBTPG\nDisallow: /\n\nUser-agent: *\nDisallow: /\u202egnp.exe\nDisallow: /GPT\u200bBot\nAllow: /\u001b[2Jclear\n${LONG_RULE}\n`;
+
+/** The shop's tracked URLs besides its root: with ten default agents, the outage flips thirty verdicts. */
+export const SHOP_URLS = ['/products/a', '/products/b'];
+
 export interface DashboardData {
   p: Pipeline;
+  receiver: WebhookReceiver;
   origin(name: string): string;
+  close(): Promise<void>;
 }
 
 export async function populateDashboardData(): Promise<DashboardData> {
-  const p = await startPipeline();
-  await addSites(p, ['news', 'blog', 'evil'], 'publishers');
+  const p = await startPipeline({ env: { ROBOTS_AUDIT_ALERT_BACKOFF_MS: '20' } });
+  const receiver = await startWebhookReceiver();
+  await addSites(p, ['news', 'blog', 'evil', 'trojan'], 'publishers');
   await addSites(p, ['shop', 'store'], 'shops');
   await track(p, 'news', ['/world/a', '/search?q=x']);
   await track(p, 'evil', ['/a"><script>x</script>']);
-  await replayNight(p, NIGHTS[0]!, { news: NEWS_1, blog: { status: 404, body: 'not found' }, shop: SHOP, store: STORE, evil: { status: 200, body: HOSTILE_BODY } });
+  await track(p, 'shop', SHOP_URLS);
+  const added = await p.cli(['alerts', 'add', receiver.url]);
+  if (added.code !== 0) throw new Error(added.stderr);
+  await replayNight(p, NIGHTS[0]!, {
+    news: NEWS_1,
+    blog: { status: 404, body: 'not found' },
+    shop: SHOP,
+    store: STORE,
+    evil: { status: 200, body: HOSTILE_BODY },
+    trojan: TROJAN_BODY,
+  });
   await replayNight(p, NIGHTS[1]!, { news: NEWS_2 });
   await replayNight(p, NIGHTS[2]!, { shop: { status: 503, body: 'busy' } });
   await replayNight(p, NIGHTS[3]!, {});
-  return { p, origin: (name) => p.origin(name) };
+  await settleDeliveries(p);
+  return {
+    p,
+    receiver,
+    origin: (name) => p.origin(name),
+    close: async () => {
+      await p.close();
+      await receiver.close();
+    },
+  };
+}
+
+/** Debian's package (`.ci/run` installs it when missing). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** The populated database, the dashboard on it (read-only, on loopback, no token) and Chromium. */
+export interface DashboardInBrowser {
+  data: DashboardData;
+  handle: DbHandle;
+  base: string;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function openDashboardInBrowser(): Promise<DashboardInBrowser> {
+  const data = await populateDashboardData();
+  const handle = createDb(data.p.db.url, { max: 4, readOnly: true, jit: false });
+  const app = await createDashboard({ pool: handle.pool, token: null, databaseName: data.p.db.name });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return {
+    data,
+    handle,
+    base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    browser,
+    close: async () => {
+      await browser.close();
+      await app.close();
+      await handle.close();
+      await data.close();
+    },
+  };
 }

@@ -1,48 +1,39 @@
 /**
  * The dashboard in a real browser (Debian's headless Chromium driven by playwright-core) against
  * a database populated by replaying nights through the pipeline: every page answers 200 with no
- * console error, the links between pages lead where they say, a hostile robots.txt is shown as
- * text and runs nothing, the CSV downloads are the report commands' CSV, and `serve` keeps its
- * lock: it refuses a non-loopback address without a token and then requires the token.
+ * console error, the links between pages lead where they say, the first screen answers the
+ * questions people come with (the summary cards open their lists; last night by site, an outage
+ * one line; which sites block GPTBot and since when; why any URL is blocked; the night an alert
+ * is about), a hostile robots.txt is shown as text and runs nothing, the CSV downloads are the
+ * report commands' CSV narrowed by every filter of the page, and `serve` keeps its lock: it
+ * refuses a non-loopback address without a token and then requires the token, behind a login
+ * page that shows nothing but the form.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { PassThrough } from 'node:stream';
-import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { createDb } from '../../src/db/client.js';
 import type { DbHandle } from '../../src/db/client.js';
-import { createDashboard, CONTENT_SECURITY_POLICY } from '../../src/web/server.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/web/server.js';
 import { runCli } from '../helpers/cli.js';
 import { rows } from '../helpers/nightly.js';
-import { HOSTILE_IMG, HOSTILE_SCRIPT, NIGHTS, populateDashboardData } from './dashboard-data.js';
-import type { DashboardData } from './dashboard-data.js';
+import { HOSTILE_IMG, HOSTILE_SCRIPT, NIGHTS, openDashboardInBrowser, SHOP_URLS } from './dashboard-data.js';
+import type { DashboardData, DashboardInBrowser } from './dashboard-data.js';
 
-/** Debian's package (`.ci/run` installs it when missing). */
-const CHROMIUM = '/usr/bin/chromium';
-
+let opened: DashboardInBrowser | undefined;
 let data: DashboardData;
 let handle: DbHandle;
-let app: Awaited<ReturnType<typeof createDashboard>>;
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  data = await populateDashboardData();
-  handle = createDb(data.p.db.url, { max: 4, readOnly: true });
-  app = await createDashboard({ pool: handle.pool, token: null, databaseName: data.p.db.name });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  opened = await openDashboardInBrowser();
+  ({ data, handle, base, browser } = opened);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await handle?.close();
-  await data?.p.close();
+  await opened?.close();
 });
 
 interface Visit {
@@ -85,6 +76,11 @@ describe('every page renders with HTTP 200 and no console error', () => {
     '/charts',
     '/runs',
     '/alerts',
+    '/night',
+    '/?show=failing',
+    '/ai?blocks=GPTBot',
+    '/ai?crawler=GPTBot&crawler=CCBot',
+    `${site('news')}&url=/private&ua=GPTBot`,
   ];
 
   it('each page', async () => {
@@ -93,6 +89,15 @@ describe('every page renders with HTTP 200 and no console error', () => {
       expect(status, path).toBe(200);
       expect(problems, path).toEqual([]);
       expect(await page.locator('h1').first().textContent(), path).toBeTruthy();
+      await page.close();
+    }
+  });
+
+  it('every filter form submits as it comes (its "any" choices are empty values), and the page answers 200', async () => {
+    for (const path of ['/', '/changes', '/ai', '/night', '/charts']) {
+      const { page } = await visit(path);
+      const [response] = await Promise.all([page.waitForNavigation(), page.locator('form.filters button[type=submit]').first().click()]);
+      expect(response?.status(), path).toBe(200);
       await page.close();
     }
   });
@@ -133,13 +138,13 @@ describe('links between pages', () => {
     await gpt.locator('a.rule').click();
     expect(page.url()).toMatch(/#L\d+$/);
 
-    await page.getByRole('link', { name: 'Changes and flips' }).click();
+    await page.locator('header nav').getByRole('link', { name: 'Changes' }).click();
     await expect.poll(() => page.locator('h1').textContent()).toBe('Changes and flips');
     await page.locator('#events a', { hasText: data.origin('shop') }).first().click();
     await expect.poll(() => page.locator('h1').textContent()).toBe(data.origin('shop'));
 
     await page.getByRole('link', { name: 'Runs' }).click();
-    await page.locator('#runs a').first().click();
+    await page.locator('#runs a', { hasText: 'at-' }).first().click();
     await expect.poll(() => page.locator('h1').textContent()).toContain('Run at-');
     await page.getByRole('link', { name: /changes$/ }).click();
     await expect.poll(() => page.locator('h1').textContent()).toBe('Changes and flips');
@@ -175,8 +180,9 @@ describe('a hostile robots.txt is shown as text and runs nothing (everything fro
     const file = await page.locator('table.file').textContent();
     expect(file).toContain(HOSTILE_SCRIPT);
     expect(file).toContain(HOSTILE_IMG);
-    // The NUL and the escape byte are shown as control pictures, the bytes that are not UTF-8 as U+FFFD.
-    expect(file).toContain('/nul␀␛[31m��');
+    // The NUL and the escape byte are shown as marked code points, the bytes that are not UTF-8 as U+FFFD.
+    expect(file).toContain('/nulU+0000U+001B[31m��');
+    expect(await page.locator('table.file .hc-control').allTextContents()).toEqual(['U+2028', 'U+0000', 'U+001B']);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('table.file script, table.file img, table.file b, body script, img[src=x]').count()).toBe(0);
     // The tracked URL with markup in its path is text too.
@@ -213,6 +219,130 @@ describe('a hostile robots.txt is shown as text and runs nothing (everything fro
   });
 });
 
+describe('the first screen answers the questions people come with', () => {
+  it('each summary card opens its list: the count on the card is the list\'s length', async () => {
+    const { page } = await visit('/');
+    const card = page.locator('ul.counts li', { hasText: 'failing now' });
+    const count = Number(await card.locator('b').textContent());
+    expect(count).toBe(1);
+    await card.locator('a').click();
+    expect(new URL(page.url()).searchParams.get('show')).toBe('failing');
+    expect(await page.locator('#sites tbody tr').count()).toBe(count);
+    expect(await page.locator('#sites tbody tr td a').first().textContent()).toBe(data.origin('shop'));
+    expect(await page.locator('p.matching').textContent()).toContain('1 site matches');
+    // The card of every site clears it again.
+    await page.locator('ul.counts li', { hasText: 'sites' }).first().locator('a').click();
+    expect(new URL(page.url()).searchParams.get('show')).toBeNull();
+    await page.close();
+  });
+
+  it('last night, by site: an outage is one line (its flips and its alert inside), which opens', async () => {
+    const { page } = await visit('/night');
+    // The latest night changed nothing; the night before it is one click away.
+    expect(await page.locator('h1').textContent()).toContain('2026-03-10');
+    await page.getByRole('link', { name: /night before/ }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toContain('2026-03-03');
+    const shop = page.locator('section.night-site', { hasText: data.origin('shop') });
+    const causes = shop.locator('details.cause');
+    expect(await causes.count()).toBe(1);
+    const outage = causes.first();
+    const summary = await outage.locator('summary').innerText();
+    expect(summary).toContain('Fetch and policy');
+    expect(summary).toContain('critical');
+    expect(summary).toContain('fetch ok → server_error');
+    expect(summary).toContain(`${(SHOP_URLS.length + 1) * 10} verdicts flipped`);
+    expect(await outage.locator('table.flips').isVisible()).toBe(false);
+    await outage.locator('summary').click();
+    expect(await outage.locator('table.flips tbody tr').count()).toBe((SHOP_URLS.length + 1) * 10);
+    expect(await outage.locator('ul.alerts').innerText()).toContain('site_unreachable');
+    await page.close();
+  });
+
+  it('AI access: the default agents first, blocked and allowed in words, since which night; a picker for the rest', async () => {
+    const { page } = await visit('/ai');
+    const headings = await page.locator('table.ai thead th').allTextContents();
+    expect(headings[0]).toBe('Site');
+    expect(headings.length).toBeLessThan(12);
+    expect(headings).toContain('GPTBot');
+    const row = page.locator('table.ai tbody tr', { hasText: data.origin('news') });
+    const gpt = row.locator('td').nth(headings.indexOf('GPTBot'));
+    expect(await gpt.innerText()).toMatch(/✕ disallowed[\s\S]*line \d+, own group[\s\S]*since 2026-03-02/);
+    const store = page.locator('table.ai tbody tr', { hasText: data.origin('store') }).locator('td').nth(headings.indexOf('GPTBot'));
+    expect(await store.innerText()).toMatch(/✓ allowed/);
+    // The picker: another crawler of the catalogue as a column.
+    await page.locator('details.picker summary').click();
+    const other = page.locator('details.picker label.choice', { hasNotText: 'default' }).first();
+    const token = (await other.innerText()).trim();
+    await other.locator('input').check();
+    await page.locator('form.filters button[type=submit]').click();
+    await expect.poll(() => page.locator('table.ai thead th').allTextContents()).toEqual(['Site', token]);
+    await page.close();
+  });
+
+  it('which of my sites block GPTBot, and since when', async () => {
+    const { page } = await visit('/ai?blocks=GPTBot');
+    const sites = await page.locator('table.ai tbody td.site').allTextContents();
+    expect(sites).toContain(data.origin('news'));
+    expect(sites).toContain(data.origin('shop'));
+    expect(sites).not.toContain(data.origin('store'));
+    expect(await page.locator('p.matching').innerText()).toMatch(/sites? blocks? GPTBot at the root/);
+    await page.close();
+  });
+
+  it('check any URL on the site page: the verdict, the deciding line (linked to the file) and why the policy applies', async () => {
+    const { page } = await visit(site('news'));
+    await page.fill('#check input[name=url]', '/any/page?x=1');
+    await page.fill('#check input[name=ua]', 'GPTBot');
+    await page.locator('#check button').click();
+    const answer = page.locator('#check .answer');
+    await expect.poll(() => answer.count()).toBe(1);
+    expect(await answer.locator('p.verdict').innerText()).toMatch(/✕ disallowed .*\/any\/page\?x=1 for GPTBot/);
+    const line = answer.locator('dd a[href^="#L"]');
+    expect(await line.innerText()).toMatch(/^line \d+: Disallow: \/$/);
+    expect(await answer.innerText()).toMatch(/robots\.txt was fetched OK \(200\)/);
+    // Googlebot is allowed there, by no rule of its group.
+    await page.fill('#check input[name=ua]', 'Googlebot');
+    await page.locator('#check button').click();
+    await expect.poll(() => answer.locator('p.verdict').innerText()).toMatch(/✓ allowed/);
+    // An outage: the policy decides, and says why.
+    const shop = await visit(`${site('shop')}&url=/products/a&ua=Googlebot`);
+    expect(await shop.page.locator('#check .answer').innerText()).toMatch(/✕ disallowed[\s\S]*the policy decides[\s\S]*R-13[\s\S]*5xx/);
+    // A URL of another site is a message, not an error page.
+    const elsewhere = await visit(`${site('shop')}&url=${encodeURIComponent('https://elsewhere.example/x')}`);
+    expect(elsewhere.status).toBe(200);
+    expect(await elsewhere.page.locator('#check .error').innerText()).toContain('not on');
+    for (const v of [shop, elsewhere]) await v.page.close();
+    await page.close();
+  });
+
+  it('/alerts shows the night each alert is about, not only when its delivery was made', async () => {
+    const { page } = await visit('/alerts');
+    const row = page.locator('#deliveries tbody tr', { hasText: 'site_unreachable' });
+    expect(await row.count()).toBe(1);
+    const night = await row.locator('td').first().innerText();
+    expect(night).toBe('2026-03-03 03:00');
+    expect(await row.locator('td').nth(6).innerText()).not.toContain('2026-03-03');
+    await row.locator('td').first().locator('a').click();
+    await expect.poll(() => page.locator('h1').textContent()).toContain('2026-03-03');
+    await page.close();
+  });
+
+  it('the small ones: plurals, a page past the last, a period that ends before it starts, what R-10 means', async () => {
+    const one = await visit('/?q=news');
+    expect(await one.page.locator('p.matching').textContent()).toMatch(/^1 site matches/);
+    const past = await visit('/?page=99');
+    expect(past.status).toBe(404);
+    expect(await past.page.locator('.error').textContent()).toContain('There is no page 99: this list has 1 page');
+    const backwards = await visit('/changes?since=2026-03-05&until=2026-03-01');
+    expect(backwards.status).toBe(400);
+    expect(await backwards.page.locator('.error').textContent()).toContain('until (2026-03-01) is not after since (2026-03-05)');
+    const overview = await visit('/');
+    expect(await overview.page.locator('#sites .reason').first().innerText()).toMatch(/^R-\d+: \S/);
+    expect(await overview.page.locator('#sites').innerText()).toContain('R-10: robots.txt fetched: its rules apply');
+    for (const v of [one, past, backwards, overview]) await v.page.close();
+  });
+});
+
 describe('CSV downloads are the report commands\' CSV', () => {
   it.each([
     ['/csv/status?portfolio=shops', ['status', '--portfolio', 'shops']],
@@ -233,6 +363,56 @@ describe('CSV downloads are the report commands\' CSV', () => {
     expect((parseCsv(body, { columns: true }) as unknown[]).length).toBeGreaterThan(0);
   });
 
+  it('the download links carry every filter of the page, and the CSV applies them', async () => {
+    const filters = 'portfolio=shops&type=flip&severity=critical&since=2026-03-01&until=2026-03-04&kind=outcome_changed&crawler=GPTBot';
+    const { page } = await visit(`/changes?${filters}`);
+    const links = await page.locator('.downloads a').evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
+    expect(links).toHaveLength(1);
+    const link = new URL(links[0]!);
+    expect(link.pathname).toBe('/csv/flips');
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      portfolio: 'shops',
+      severity: 'critical',
+      since: '2026-03-01',
+      until: '2026-03-04',
+      kind: 'outcome_changed',
+      crawler: 'GPTBot',
+    });
+    const flips = parseCsv(await (await fetch(link)).text(), { columns: true }) as Record<string, string>[];
+    expect(flips.length).toBeGreaterThan(0);
+    for (const f of flips) expect(f).toMatchObject({ NIGHT: '2026-03-03T03:00:00.000Z', SITE: data.origin('shop'), CRAWLER: 'GPTBot', CAUSE: 'outcome_changed' });
+    await page.close();
+  });
+
+  it.each([
+    ['/csv/changes?since=2026-03-01&until=2026-03-02', (r: Record<string, string>) => r.NIGHT === '2026-03-01T03:00:00.000Z'],
+    ['/csv/changes?since=2026-03-01&severity=critical', (r: Record<string, string>) => r.SITE === data.origin('shop')],
+    ['/csv/alerts?since=2026-03-01&kind=site_unreachable', (r: Record<string, string>) => r.KIND === 'site_unreachable' && r.NIGHT === '2026-03-03T03:00:00.000Z'],
+    ['/csv/lint?q=evil', (r: Record<string, string>) => r.SITE === data.origin('evil')],
+    ['/csv/status?show=failing', (r: Record<string, string>) => r.SITE === data.origin('shop')],
+    ['/csv/ai-access?blocks=GPTBot', (r: Record<string, string>) => r.SITE !== data.origin('store')],
+  ])('%s: every row matches', async (path, matches) => {
+    const response = await fetch(base + path);
+    expect(response.status).toBe(200);
+    const found = parseCsv(await response.text(), { columns: true }) as Record<string, string>[];
+    expect(found.length).toBeGreaterThan(0);
+    for (const r of found) expect(matches(r), JSON.stringify(r)).toBe(true);
+  });
+
+  it('a search that matches nothing gives the headings only; a period that ends before it starts is a 400', async () => {
+    for (const name of ['status', 'failing', 'lint', 'ai-access']) {
+      const text = await (await fetch(`${base}/csv/${name}?q=no-such-site`)).text();
+      expect(text.split('\r\n').filter((l) => l !== ''), name).toHaveLength(1);
+    }
+    expect((await fetch(`${base}/csv/changes?since=2026-03-05&until=2026-03-01`)).status).toBe(400);
+  });
+
+  it('a cell a spreadsheet would read as a formula starts with an apostrophe', async () => {
+    const changes = parseCsv(await (await fetch(`${base}/csv/changes?since=2026-03-02&until=2026-03-03`)).text(), { columns: true }) as Record<string, string>[];
+    const news = changes.find((r) => r.SITE === data.origin('news'));
+    expect(news?.WHAT).toMatch(/^'\+ group /);
+  });
+
   it('the page\'s filters narrow the CSV where the report has the column', async () => {
     const flips = parseCsv(await (await fetch(`${base}/csv/flips?since=2026-03-01&crawler=gptbot`)).text(), { columns: true }) as Record<string, string>[];
     expect(flips.length).toBeGreaterThan(0);
@@ -245,10 +425,11 @@ describe('read-only: no request changes the database', () => {
     await expect(handle.pool.query("update sites set enabled = false where origin = 'x'")).rejects.toThrow(/read-only transaction/);
   });
 
-  it('no route but the login form takes anything but GET', async () => {
+  it('no route but the login form takes anything but GET: 405, with the methods it takes', async () => {
     for (const path of ['/', site('news'), '/changes', '/csv/status']) {
       const response = await fetch(base + path, { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      expect(response.status, path).toBe(404);
+      expect(response.status, path).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, HEAD');
     }
   });
 });
@@ -292,7 +473,8 @@ describe('serve keeps its lock beyond loopback', () => {
   });
 
   it('on 0.0.0.0 with a token: every request needs it, as a Bearer header or through the login form\'s cookie', async () => {
-    const server = serve(['--host', '0.0.0.0', '--port', '0'], { ROBOTS_AUDIT_DASHBOARD_TOKEN: TOKEN });
+    // Wrong Bearer headers count as failed logins: enough allowed for this test's own.
+    const server = serve(['--host', '0.0.0.0', '--port', '0'], { ROBOTS_AUDIT_DASHBOARD_TOKEN: TOKEN, ROBOTS_AUDIT_DASHBOARD_LOGIN_FAILURES: '20' });
     try {
       const port = await server.listening();
       expect(server.output().out).toContain('token required');
@@ -309,6 +491,10 @@ describe('serve keeps its lock beyond loopback', () => {
       const page = await context.newPage();
       await page.goto(`${url}/changes?type=flip`);
       expect(new URL(page.url()).pathname).toBe('/login');
+      // Before logging in, the form and nothing else: no navigation, no database name.
+      expect(await page.locator('header nav').count()).toBe(0);
+      expect(await page.locator('main input:not([type=hidden])').count()).toBe(1);
+      expect(await page.locator('body').innerText()).not.toContain(data.p.db.name);
       await page.fill('input[name=token]', 'not-the-token-at-all');
       await page.click('form.login button');
       expect(await page.locator('.error').textContent()).toContain('not the token');

@@ -1,7 +1,8 @@
 /**
  * The screenshots of docs/screenshots/ (README, docs): the dashboard in headless Chromium on the
  * browser tests' database (test/browser/dashboard-data.ts), with a few more weekly nights so the
- * charts have a history to show. Not a test: `npm run screenshots` writes the PNGs again.
+ * charts have a history to show, on a laptop (1366 px) and a phone (390 px). Not a test: `npm run
+ * screenshots` writes the PNGs again.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,18 +12,26 @@ import { createDb } from '../../src/db/client.js';
 import { createDashboard } from '../../src/web/server.js';
 import { ROOT } from '../bench/bench-doc.js';
 import { nightAt, replayNight } from '../helpers/nightly.js';
-import { NIGHTS, populateDashboardData } from './dashboard-data.js';
+import { CHROMIUM, NIGHTS, populateDashboardData } from './dashboard-data.js';
 
 const OUT = path.join(ROOT, 'docs', 'screenshots');
 
-const PAGES: { file: string; path: (origin: (name: string) => string) => string; height?: number }[] = [
-  { file: 'overview.png', path: () => '/' },
-  { file: 'site.png', path: (o) => `/site?origin=${encodeURIComponent(o('news'))}`, height: 1500 },
-  { file: 'changes.png', path: () => '/changes' },
-  { file: 'ai-access.png', path: () => '/ai?category=ai-training' },
-  { file: 'charts.png', path: () => '/charts', height: 1000 },
-  { file: 'runs.png', path: () => '/runs' },
-  { file: 'hostile.png', path: (o) => `/site?origin=${encodeURIComponent(o('evil'))}#file` },
+/** Desktop (1366 px wide, a laptop) and phone (390 px, CSS pixels of a current phone) shots. */
+const DESKTOP = 1366;
+const PHONE = 390;
+const PAGES: { file: string; path: (origin: (name: string) => string, outageRun: number) => string; width: number; height: number; full?: boolean; open?: string }[] = [
+  { file: 'overview.png', path: () => '/', width: DESKTOP, height: 820 },
+  { file: 'site.png', path: (o) => `/site?origin=${encodeURIComponent(o('news'))}&url=/world/a&ua=GPTBot`, width: DESKTOP, height: 1500 },
+  { file: 'night.png', path: (_o, run) => `/night?run=${run}`, width: DESKTOP, height: 820, open: 'details.cause summary' },
+  { file: 'changes.png', path: () => '/changes', width: DESKTOP, height: 820 },
+  { file: 'ai-access.png', path: () => '/ai', width: DESKTOP, height: 820 },
+  { file: 'charts.png', path: () => '/charts', width: DESKTOP, height: 1000 },
+  { file: 'runs.png', path: () => '/runs', width: DESKTOP, height: 820 },
+  { file: 'hostile.png', path: (o) => `/site?origin=${encodeURIComponent(o('evil'))}#file`, width: DESKTOP, height: 820 },
+  { file: 'hidden-text.png', path: (o) => `/site?origin=${encodeURIComponent(o('trojan'))}#file`, width: DESKTOP, height: 900 },
+  { file: 'phone-overview.png', path: () => '/', width: PHONE, height: 844, full: true },
+  { file: 'phone-night.png', path: (_o, run) => `/night?run=${run}`, width: PHONE, height: 844, open: 'details.cause summary' },
+  { file: 'phone-site.png', path: (o) => `/site?origin=${encodeURIComponent(o('trojan'))}`, width: PHONE, height: 844 },
 ];
 
 const data = await populateDashboardData();
@@ -37,16 +46,19 @@ try {
     { store: 'User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nUser-agent: GPTBot\nAllow: /\n' },
   ];
   for (const [i, serve] of replies.entries()) await replayNight(data.p, nightAt(NIGHTS[3]!, 7 * (i + 1)), serve);
-  const handle = createDb(data.p.db.url, { readOnly: true });
+  const [outage] = (await data.p.db.pool.query<{ id: number }>('select id from audit_runs where run_at = $1', [NIGHTS[2]])).rows;
+  const outageRun = outage!.id;
+  const handle = createDb(data.p.db.url, { readOnly: true, jit: false });
   const app = await createDashboard({ pool: handle.pool, token: null, databaseName: 'robots_audit_demo' });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   fs.mkdirSync(OUT, { recursive: true });
   for (const page of PAGES) {
-    const tab = await browser.newPage({ viewport: { width: 1360, height: page.height ?? 820 } });
-    await tab.goto(base + page.path(data.origin));
-    await tab.screenshot({ path: path.join(OUT, page.file) });
+    const tab = await browser.newPage({ viewport: { width: page.width, height: page.height } });
+    await tab.goto(base + page.path(data.origin, outageRun));
+    if (page.open) await tab.locator(page.open).first().click();
+    await tab.screenshot({ path: path.join(OUT, page.file), fullPage: page.full === true });
     await tab.close();
     console.log(`docs/screenshots/${page.file}`);
   }
@@ -54,5 +66,5 @@ try {
   await app.close();
   await handle.close();
 } finally {
-  await data.p.close();
+  await data.close();
 }

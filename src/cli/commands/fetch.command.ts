@@ -29,6 +29,7 @@ import { storeSingleNight } from '../../services/night-runner.js';
 import type { SnapshotSummary } from '../../services/snapshot-summary.js';
 import { summarizeBody } from '../../services/snapshot-summary.js';
 import { formatDiagnostic } from './lint.command.js';
+import { POLICY_REASON_TEXT } from '../../reports/site-text.js';
 
 interface FetchCommandOptions extends DatabaseOptions, NetworkOptions {
   json?: boolean;
@@ -38,16 +39,6 @@ interface FetchCommandOptions extends DatabaseOptions, NetworkOptions {
 /** Diagnostics shown with the summary; `robots-audit lint` lists them all. */
 export const LINT_PREVIEW_COUNT = 5;
 
-/** What each policy reason means, for people. */
-export const POLICY_REASON_TEXT: Readonly<Record<PolicyReason, string>> = {
-  'R-10': 'robots.txt fetched: its rules apply',
-  'R-11': 'too many redirects: read as a 404, everything allowed',
-  'R-12': '4xx: no robots.txt, everything allowed',
-  'D-4': '429: everything allowed, reported apart',
-  'R-13': '5xx: everything disallowed',
-  'R-15': 'no response: everything disallowed',
-  'D-3': 'unreachable for more than 30 days: the last good copy applies, or everything allowed',
-};
 
 export interface StoredFetch {
   runId: number;

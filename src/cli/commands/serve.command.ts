@@ -5,7 +5,7 @@
  * every request must then carry. Runs until SIGINT or SIGTERM.
  */
 import type { Command } from 'commander';
-import { createDb } from '../../db/client.js';
+import { assertReadOnlySession, createDb } from '../../db/client.js';
 import { assertMigrated } from '../../db/migrate.js';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { isLoopbackHost } from '../../web/auth.js';
@@ -18,7 +18,7 @@ import { untilStopped } from '../../../workers/shutdown.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;
-/** Connections the dashboard keeps to Postgres: a page runs a few queries at once. */
+/** Connections the pages use (a page runs a few queries at once); each CSV download running has one more. */
 const POOL_SIZE = 8;
 
 interface ServeOptions {
@@ -60,15 +60,25 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
         );
       }
       const log = cliLogger(config, io);
-      const handle = createDb(config.DATABASE_URL, { max: POOL_SIZE, applicationName: 'robots-audit dashboard', readOnly: true });
+      const handle = createDb(config.DATABASE_URL, { max: POOL_SIZE + config.ROBOTS_AUDIT_DASHBOARD_DOWNLOADS, applicationName: 'robots-audit dashboard', readOnly: true, jit: false });
       try {
         await assertMigrated(drizzle(handle.pool));
+        await assertReadOnlySession(handle.pool);
       } catch (err) {
         await handle.close();
         return fail(io, databaseErrorMessage(err));
       }
       const name = databaseName(config.DATABASE_URL);
-      const app = await createDashboard({ pool: handle.pool, token, databaseName: name, log });
+      const app = await createDashboard({
+        pool: handle.pool,
+        token,
+        databaseName: name,
+        log,
+        trustProxy: config.ROBOTS_AUDIT_DASHBOARD_TRUST_PROXY,
+        sessionSeconds: config.ROBOTS_AUDIT_DASHBOARD_SESSION_SECONDS,
+        loginFailuresPerMinute: config.ROBOTS_AUDIT_DASHBOARD_LOGIN_FAILURES,
+        downloads: config.ROBOTS_AUDIT_DASHBOARD_DOWNLOADS,
+      });
       try {
         await app.listen({ host: options.host, port });
       } catch (err) {

@@ -136,6 +136,20 @@ describe('report flips', () => {
   });
 });
 
+describe('report alerts', () => {
+  it('each alert with the night it is about, newest first, in the three formats', async () => {
+    const alerts = await json(['alerts']);
+    expect(alerts.find((a) => a.origin === p.origin('shop') && a.kind === 'site_unreachable')).toMatchObject({ night: NIGHTS[1], severity: 'critical' });
+    expect(alerts.find((a) => a.origin === p.origin('news') && a.kind === 'ai_access_changed')).toMatchObject({ night: NIGHTS[1], severity: 'warning' });
+    expect(alerts.map((a) => a.night)).toEqual([...alerts.map((a) => a.night as string)].sort().reverse());
+    const csv = await report(['alerts', '--format', 'csv']);
+    expect((parseCsv(csv.stdout, { columns: true }) as Record<string, string>[]).map((r) => r.KIND)).toEqual(alerts.map((a) => a.kind));
+    const table = await report(['alerts', '--portfolio', 'shops']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NIGHT\s+SITE\s+SEVERITY\s+KIND\s+TITLE$/);
+    expect(await json(['alerts', '--since', '2026-03-03'])).toEqual([]);
+  });
+});
+
 describe('report ai-access', () => {
   it('names the blocked AI crawlers per site and counts them per category', async () => {
     const access = Object.fromEntries((await json(['ai-access'])).map((r) => [r.origin, r]));
@@ -196,7 +210,7 @@ describe('mistakes get one line: exit 2 for a malformed argument, 1 for a name t
     [['changes', '--since', 'yesterday'], 2, /is not a date/],
     [['changes', '--since', '2026-03-01T03:00+25:00'], 2, /is not a date/],
     [['status', '--width', 'wide'], 2, /--width "wide": give a whole number/],
-    [['nonsense'], 1, /value 'nonsense' is invalid for argument 'report'\. Allowed choices are status, changes, flips, ai-access, failing, lint/],
+    [['nonsense'], 1, /value 'nonsense' is invalid for argument 'report'\. Allowed choices are status, changes, flips, alerts, ai-access, failing, lint/],
     [['status', '--format', 'xml'], 1, /option '--format <format>' argument 'xml' is invalid/],
   ] as const)('report %j', async (args, code, message) => {
     const run = await report([...args]);

@@ -1,7 +1,7 @@
 /** src/reports/format.ts: one table, three formats; the terminal table fits its width. */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { fitWidths, formatReport } from '../../../src/reports/format.js';
+import { csvCell, csvHeading, csvRecords, fitWidths, formatReport } from '../../../src/reports/format.js';
 import type { ReportColumn, ReportTable } from '../../../src/reports/format.js';
 
 const COLUMNS: ReportColumn[] = [
@@ -76,6 +76,35 @@ describe('CSV (RFC 4180)', () => {
   });
 });
 
+describe('CSV: a cell a spreadsheet would read as a formula is text (CSV injection, OWASP)', () => {
+  it.each([
+    ['=HYPERLINK("https://evil.example","x")', `'=HYPERLINK("https://evil.example","x")`],
+    ['+ group GPTBot', "'+ group GPTBot"],
+    ['-Disallow: /old/', "'-Disallow: /old/"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\tcmd', "'\tcmd"],
+    ['\rcmd', "'\rcmd"],
+    ['https://a.example', 'https://a.example'],
+    ['2026-03-01T03:00:00.000Z', '2026-03-01T03:00:00.000Z'],
+    ['a=b', 'a=b'],
+    ['', ''],
+  ])('%j → %j', (text, cell) => {
+    expect(csvCell(text)).toBe(cell);
+  });
+
+  it('in a report: text cells only, numbers stay numbers; streamed batches are the same bytes as the whole', () => {
+    const columns: ReportColumn[] = [
+      { key: 'what', header: 'WHAT', type: 'text' },
+      { key: 'n', header: 'N', type: 'number' },
+    ];
+    const rows = [{ what: '=1+1', n: -3 }, { what: '-x', n: 2 }];
+    const csv = formatReport({ report: 'x', columns, rows }, 'csv');
+    expect(parseCsv(csv, { columns: true })).toEqual([{ WHAT: "'=1+1", N: '-3' }, { WHAT: "'-x", N: '2' }]);
+    expect(csvHeading(columns) + csvRecords(columns, rows.slice(0, 1)) + csvRecords(columns, rows.slice(1))).toBe(csv);
+    expect(csvRecords(columns, [])).toBe('');
+  });
+});
+
 describe('JSON', () => {
   it('an array of objects keyed by column: ISO times, arrays, numbers, null', () => {
     expect(JSON.parse(formatReport(TABLE, 'json'))).toEqual([
@@ -94,6 +123,7 @@ describe('docs/reports.md', () => {
     const { STATUS_COLUMNS } = await import('../../../src/reports/report-status.js');
     const { CHANGES_COLUMNS } = await import('../../../src/reports/report-changes.js');
     const { FLIPS_COLUMNS } = await import('../../../src/reports/report-flips.js');
+    const { ALERTS_COLUMNS } = await import('../../../src/reports/report-alerts.js');
     const { AI_ACCESS_COLUMNS } = await import('../../../src/reports/report-ai-access.js');
     const { FAILING_COLUMNS } = await import('../../../src/reports/report-failing.js');
     const { LINT_COLUMNS } = await import('../../../src/reports/report-lint.js');
@@ -101,6 +131,7 @@ describe('docs/reports.md', () => {
       ['status', STATUS_COLUMNS],
       ['changes', CHANGES_COLUMNS],
       ['flips', FLIPS_COLUMNS],
+      ['alerts', ALERTS_COLUMNS],
       ['ai-access', [...AI_ACCESS_COLUMNS, { key: 'newlyBlocked', header: 'NEWLY BLOCKED', type: 'list' }, { key: 'newlyAllowed', header: 'NEWLY ALLOWED', type: 'list' }]],
       ['failing', FAILING_COLUMNS],
       ['lint', LINT_COLUMNS],

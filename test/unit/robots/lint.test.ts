@@ -34,6 +34,7 @@ const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
   ['partial-bom', bytes([0xef, 0xbb], 'User-agent: *\n'), [1], /incomplete byte-order mark|2 byte/],
   ['nul-byte', 'User-agent: *\nDisallow: /a\u0000b\n', [2], /NUL/],
   ['beyond-size-limit', `User-agent: *\nDisallow: /a\nDisallow: /b\n`, [2], /first 20 bytes/],
+  ['hidden-characters', 'User-agent: \u202etoBTPG\nDisallow: /\u200b\nAllow: /a\u001b[31m\n# caf\u00e9 \u00a0ok\n', [1, 2, 3], /U\+(202E RIGHT-TO-LEFT OVERRIDE|200B ZERO WIDTH SPACE|001B ESCAPE)/],
   ['unknown-key', 'User-agent: *\nUnicorns: yes\nAlow: /x\n', [2, 3], /Unknown key/],
   ['unsupported-key', 'User-agent: *\nCrawl-delay: 5\nHost: example.com\nNoindex: /x\n', [2, 3, 4], /Google ignores/],
   ['empty-rule-value', 'User-agent: *\nDisallow:\nAllow:\n', [2, 3], /(disallows nothing|no effect)/],
@@ -75,6 +76,13 @@ describe('messages say what Google reads', () => {
     expect(only('Alow: /x', 'unknown-key')[0]?.message).toMatch(/Did you mean "allow"\?/);
     expect(only('\u200bDisallow: /x', 'unknown-key')[0]?.message).toMatch(/U\+200B.*Did you mean "disallow"\?/);
     expect(only('Unicorns: /x', 'unknown-key')[0]?.message).not.toMatch(/Did you mean/);
+  });
+  it('hidden-characters names each character once, says what a bidi control does, and leaves NUL and an inner BOM to their own codes', () => {
+    const [bidi] = only('User-agent: \u202etoBTPG\u202e\u2066x\nDisallow: /\n', 'hidden-characters');
+    expect(bidi?.message).toMatch(/U\+202E RIGHT-TO-LEFT OVERRIDE, U\+2066 LEFT-TO-RIGHT ISOLATE\. A bidirectional control reorders/);
+    expect(only('User-agent: *\nDisallow: /a\u200b\u200c\u200d\u2060b\n', 'hidden-characters')[0]?.message).toMatch(/, U\+200D ZERO WIDTH JOINER and 1 more\./);
+    expect(only(bytes('User-agent: *\n', [0xef, 0xbb, 0xbf], 'Disallow: /a\u0000b\tc\n'), 'hidden-characters')).toEqual([]);
+    expect(only('User-agent: *\nDisallow: /caf\u00e9/\u65e5\u672c\n', 'hidden-characters')).toEqual([]);
   });
   it('a full URL as a rule suggests its path', () => {
     expect(only('User-agent: *\nDisallow: https://example.com/x/*\n', 'path-not-anchored')[0]?.message).toMatch(/Did you mean "\/x\/\*"\?/);

@@ -1,13 +1,15 @@
 /**
- * The dashboard's pure parts: the lock (loopback or not, token and cookie comparison, where a
- * login may send you), text from websites made visible, the SVG's escaping, the events cursor,
- * and the lists of kinds the changes page offers, kept equal to the pipeline's.
+ * The dashboard's pure parts: the lock (loopback or not, token and session comparison, where a
+ * login may send you), text from websites made visible, parameters checked for bad bytes, the
+ * SVG's escaping, the events cursor.
  */
 import { describe, expect, it } from 'vitest';
-import { bodyLines, visibleText } from '../../../src/reports/web-paging.js';
+import { bodyLines } from '../../../src/reports/web-paging.js';
 import { diffLines } from '../../../src/reports/web-site.js';
-import { isAuthorized, isLoopbackHost, safeNextPath, sameSecret, sessionValue } from '../../../src/web/auth.js';
-import { BadRequest, decodeCursor, encodeCursor } from '../../../src/web/query-params.js';
+import { authenticate, isLoopbackHost, newSession, safeNextPath, sameSecret, sessionValid } from '../../../src/web/auth.js';
+import { FailureThrottle } from '../../../src/web/failure-throttle.js';
+import { escapeHtml, siteTextAttribute, siteTextHtml } from '../../../src/web/html-text.js';
+import { assertCleanUrl, BadRequest, decodeCursor, encodeCursor } from '../../../src/web/query-params.js';
 import { escapeXml, stackedBarsSvg, timelineSvg } from '../../../src/web/svg-charts.js';
 
 describe('serve: which addresses count as loopback (only those serve without a token)', () => {
@@ -31,21 +33,51 @@ describe('serve: which addresses count as loopback (only those serve without a t
   });
 });
 
-describe('the token', () => {
+describe('the token and the sessions the login form gives', () => {
   const token = 'a-dashboard-token-of-some-length';
+  const DAY = 24 * 3600;
+  const now = Date.parse('2026-11-24T10:00:00Z');
 
-  it('a Bearer header or the login cookie unlocks; anything else does not', () => {
-    expect(isAuthorized({ authorization: `Bearer ${token}` }, token)).toBe(true);
-    expect(isAuthorized({ authorization: `bearer  ${token} ` }, token)).toBe(true);
-    expect(isAuthorized({ cookie: sessionValue(token) }, token)).toBe(true);
-    expect(isAuthorized({}, token)).toBe(false);
-    expect(isAuthorized({ authorization: `Bearer ${token}x` }, token)).toBe(false);
-    expect(isAuthorized({ authorization: `Basic ${token}` }, token)).toBe(false);
-    expect(isAuthorized({ authorization: token }, token)).toBe(false);
+  it('a Bearer header or a live session unlocks; a wrong Bearer header is a wrong guess; anything else is nothing', () => {
+    const session = newSession(token, now);
+    expect(authenticate({ authorization: `Bearer ${token}` }, token, DAY, now)).toBe('bearer');
+    expect(authenticate({ authorization: `bearer  ${token} ` }, token, DAY, now)).toBe('bearer');
+    expect(authenticate({ cookie: session }, token, DAY, now)).toBe('session');
+    expect(authenticate({}, token, DAY, now)).toBe('none');
+    expect(authenticate({ authorization: `Bearer ${token}x` }, token, DAY, now)).toBe('wrong');
+    expect(authenticate({ authorization: `Basic ${token}` }, token, DAY, now)).toBe('none');
     // The cookie is not the token, and the token is not a cookie.
-    expect(isAuthorized({ cookie: token }, token)).toBe(false);
-    expect(sessionValue(token)).not.toContain(token);
-    expect(isAuthorized({ cookie: sessionValue(`${token}x`) }, token)).toBe(false);
+    expect(authenticate({ cookie: token }, token, DAY, now)).toBe('none');
+    expect(session).not.toContain(token);
+  });
+
+  it('every login gets a new session value (rotation), each valid on its own', () => {
+    const a = newSession(token, now);
+    const b = newSession(token, now);
+    expect(a).not.toBe(b);
+    expect(sessionValid(a, token, DAY, now)).toBe(true);
+    expect(sessionValid(b, token, DAY, now)).toBe(true);
+  });
+
+  it('a session expires on the server after its lifetime, whatever the browser keeps', () => {
+    const session = newSession(token, now);
+    expect(sessionValid(session, token, DAY, now + (DAY - 1) * 1000)).toBe(true);
+    expect(sessionValid(session, token, DAY, now + DAY * 1000)).toBe(false);
+    // Its issue time is under the MAC: moving it forward breaks the session.
+    const [, nonce, mac] = session.split('.');
+    expect(sessionValid(`${Math.floor(now / 1000) + DAY}.${nonce}.${mac}`, token, DAY, now + DAY * 1000)).toBe(false);
+    // Issued in the future (beyond a minute of clock skew): refused.
+    expect(sessionValid(newSession(token, now + 3_600_000), token, DAY, now)).toBe(false);
+  });
+
+  it('changing the token revokes every session', () => {
+    const session = newSession(token, now);
+    expect(sessionValid(session, `${token}-rotated`, DAY, now)).toBe(false);
+    expect(authenticate({ cookie: session }, `${token}-rotated`, DAY, now)).toBe('none');
+  });
+
+  it('a session of the old format, or anything else, is not one', () => {
+    for (const value of ['', 'x', `${Math.floor(now / 1000)}..`, 'a.b.c', `${newSession(token, now)}x`]) expect(sessionValid(value, token, DAY, now)).toBe(false);
   });
 
   it('compares secrets of any length without throwing (constant time on their digests)', () => {
@@ -57,10 +89,19 @@ describe('the token', () => {
   it.each([
     ['/changes?type=flip', '/changes?type=flip'],
     ['/', '/'],
+    ['/site?origin=https%3A%2F%2Fa.example#verdicts', '/site?origin=https%3A%2F%2Fa.example#verdicts'],
     ['//evil.example/x', '/'],
     ['https://evil.example/', '/'],
     ['/\\evil.example', '/'],
+    ['/\t/evil.example', '/'],
+    ['/\n/evil.example', '/'],
+    ['\t//evil.example', '/'],
+    ['/x\r\nSet-Cookie: a=b', '/'],
+    ['/ok\u0000', '/'],
+    ['/caf\u00e9', '/'],
+    ['/\u202e/moc.live', '/'],
     ['javascript:alert(1)', '/'],
+    ['x', '/'],
     [undefined, '/'],
     [['/a'], '/'],
   ])('after logging in, next=%j goes to %s', (next, path) => {
@@ -68,19 +109,84 @@ describe('the token', () => {
   });
 });
 
-describe('text from websites is made visible, not obeyed', () => {
-  it('control characters become control pictures; tabs stay', () => {
-    expect(visibleText('a\u0000b\u001b[31mc\u007f\td')).toBe('a␀b␛[31mc␡\td');
+describe('failed logins are throttled per client', () => {
+  it('past the limit a client waits until its oldest failure leaves the window; others are not held', () => {
+    let now = 0;
+    const throttle = new FailureThrottle({ limit: 3, windowMs: 60_000, now: () => now });
+    for (let i = 0; i < 3; i++) {
+      expect(throttle.waitMs('10.0.0.1')).toBe(0);
+      throttle.fail('10.0.0.1');
+      now += 1_000;
+    }
+    expect(throttle.waitMs('10.0.0.1')).toBe(57_000);
+    expect(throttle.waitMs('10.0.0.2')).toBe(0);
+    now = 60_001;
+    expect(throttle.waitMs('10.0.0.1')).toBe(0);
   });
 
-  it('a body is split on CR, LF and CRLF as the engine counts lines, invalid UTF-8 shown as U+FFFD', () => {
+  it('remembers at most maxClients clients, the least recent going first', () => {
+    const throttle = new FailureThrottle({ limit: 1, windowMs: 60_000, maxClients: 2, now: () => 0 });
+    for (const ip of ['a', 'b', 'c']) throttle.fail(ip);
+    expect(throttle.waitMs('a')).toBe(0);
+    expect(throttle.waitMs('b')).toBeGreaterThan(0);
+    expect(throttle.waitMs('c')).toBeGreaterThan(0);
+  });
+});
+
+describe('text from websites is shown as it is, never as it pretends to be (house style, habit 13)', () => {
+  it.each([
+    ['RLO that makes toBTPG read GPTBot', 'User-agent: \u202etoBTPG', 'User-agent: <span class="hc hc-bidi" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>toBTPG'],
+    ['RLO that makes /gnp.exe read /exe.png', '/\u202egnp.exe', '/<span class="hc hc-bidi" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>gnp.exe'],
+    ['an escape sequence', 'a\u001b[31mb', 'a<span class="hc hc-control" title="U+001B ESCAPE">U+001B</span>[31mb'],
+    ['a zero-width space in a token', 'GPT\u200bBot', 'GPT<span class="hc hc-invisible" title="U+200B ZERO WIDTH SPACE">U+200B</span>Bot'],
+    ['markup, escaped', '<script>"&\'', '&lt;script&gt;&quot;&amp;&#39;'],
+    ['markup around a hidden character, escaped', '<b>\u0000</b>', '&lt;b&gt;<span class="hc hc-control" title="U+0000 NULL">U+0000</span>&lt;/b&gt;'],
+    ['tabs and other scripts stay', 'a\tb /ünï/日本', 'a\tb /ünï/日本'],
+  ])('%s', (_name, text, html) => {
+    expect(siteTextHtml(text)).toBe(html);
+  });
+
+  it('collects the hidden characters it showed, for the note at the top of the page', () => {
+    const seen = new Map();
+    siteTextHtml('a\u202eb\u202ec\u200b', seen);
+    expect([...seen.keys()]).toEqual([0x202e, 0x200b]);
+  });
+
+  it('an attribute gets plain markers (it cannot hold markup); escaping is the template\'s', () => {
+    expect(siteTextAttribute('/\u202egnp.exe')).toBe('/<U+202E>gnp.exe');
+    expect(escapeHtml(siteTextAttribute('"\u0007'))).toBe('&quot;&lt;U+0007&gt;');
+  });
+
+  it('a body is split on CR, LF and CRLF as the engine counts lines, invalid UTF-8 shown as U+FFFD, controls kept for the page to mark', () => {
     expect(bodyLines(Buffer.from('a\r\nb\rc\nd\n'))).toEqual(['a', 'b', 'c', 'd']);
     expect(bodyLines(Buffer.from([0x61, 0xff, 0x0a, 0x62]))).toEqual(['a\uFFFD', 'b']);
-    expect(bodyLines(Buffer.from('<script>x</script>'))).toEqual(['<script>x</script>']);
+    expect(bodyLines(Buffer.from('<script>x</script>\u0000\u001b'))).toEqual(['<script>x</script>\u0000\u001b']);
   });
 
   it('a unified diff is classed line by line', () => {
     expect(diffLines('--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n z\n').map((l) => l.kind)).toEqual(['meta', 'meta', 'hunk', 'remove', 'add', 'context']);
+  });
+});
+
+describe('every parameter is checked for bad bytes before a route reads it', () => {
+  it.each([
+    ['/?q=a%00b', /q: holds U\+0000 NULL/],
+    ['/?q=%ff', /q: not valid percent-encoded UTF-8/],
+    ['/?q=%E2%80%AE', /q: holds U\+202E RIGHT-TO-LEFT OVERRIDE/],
+    ['/?q=a%0Ab', /q: holds U\+000A LINE FEED/],
+    ['/?q=%09', /q: holds U\+0009/],
+    ['/login?next=/%09/evil.com', /next: holds U\+0009/],
+    ['/?%00=1', /holds U\+0000/],
+    ['/runs/%00', /the path: holds U\+0000/],
+    ['/site?origin=%ED%A0%80', /origin: not valid percent-encoded UTF-8/],
+    ['/?q=%zz', /q: not valid percent-encoded UTF-8/],
+  ])('%s', (url, message) => {
+    expect(() => assertCleanUrl(url)).toThrow(BadRequest);
+    expect(() => assertCleanUrl(url)).toThrow(message);
+  });
+
+  it.each(['/', '/?q=site-42', '/?q=a+b', '/site?origin=https%3A%2F%2Fwww.example.com&url=%2Fcaf%C3%A9', '/?q=%F0%9F%A4%96', '/?q=', '/?flag'])('%s is fine', (url) => {
+    expect(() => assertCleanUrl(url)).not.toThrow();
   });
 });
 
