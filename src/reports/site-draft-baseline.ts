@@ -9,8 +9,7 @@
  */
 import type { CrawlerCategory, CrawlerFamily } from '../crawlers/index.js';
 import { findCrawler, familyOfCategory, isCrawlerCategory } from '../crawlers/index.js';
-import { agentFamilyOf } from '../db/agent-families.js';
-import { mergeAgentTokens } from '../db/tracked-urls.repo.js';
+import { agentFamilyOf, mergeAgentTokens } from '../db/agent-families.js';
 import type { FetchOutcome } from '../policy/fetch-outcome.js';
 import type { PolicyKind, PolicyReason } from '../policy/effective-policy.js';
 import type { Queryable } from './site-errors.js';

@@ -89,3 +89,24 @@ export function canonicalUrl(input: string): string {
   url.hash = '';
   return url.href;
 }
+
+/**
+ * The canonical URL (D-5) an argument names on `origin`'s site: a path is resolved against the
+ * origin, anything else read as a URL (a bare host as https). Throws InvalidUrlError, with the
+ * reason, for a URL that cannot be parsed or belongs to another site.
+ */
+export function resolveSiteUrl(origin: string, input: string): string {
+  const trimmed = input.trim();
+  // `//other.host/x` starts with a slash too: the scope check below refuses it.
+  let absolute = trimmed;
+  if (trimmed.startsWith('/')) {
+    try {
+      absolute = new URL(trimmed, `${origin}/`).href;
+    } catch {
+      throw new InvalidUrlError(input, 'not a path');
+    }
+  }
+  const url = canonicalUrl(absolute);
+  if (!isInScope(origin, url)) throw new InvalidUrlError(input, `not on ${origin} (R-2..R-5: a robots.txt governs its own scheme, host and port)`);
+  return url;
+}

@@ -29,7 +29,8 @@ import { alertsForSiteNight } from './alerting/alert-rules.js';
 import type { AgentFamily, AlertDetails, AlertKind, AlertSeverity, FlipRule, SiteNightChange, VerdictFlip } from './alerting/alert-rules.js';
 import { policyEvaluator } from './policy-evaluator.js';
 
-export const SEVERITIES: readonly AlertSeverity[] = ['critical', 'warning', 'info'];
+/** The severities, most severe first (the `alert_severity` enum's order). */
+export const SEVERITIES = ['critical', 'warning', 'info'] as const satisfies readonly AlertSeverity[];
 
 /** A crawler a verdict is asked for. */
 export interface DraftAgent {

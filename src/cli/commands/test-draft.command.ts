@@ -12,19 +12,18 @@
  */
 import { CommanderError, Option } from 'commander';
 import type { Command } from 'commander';
+import type pg from 'pg';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
-import { pipelineConfig } from '../pipeline-config.js';
+import { commandConfig } from '../command-config.js';
 import { InputError, readInput } from '../read-input.js';
-import type { DatabaseOptions } from '../with-database.js';
-import { databaseUrlOption, withDatabase } from '../with-database.js';
+import type { DatabaseOptions } from '../with-pool.js';
+import { databaseUrlOption, withPool } from '../with-pool.js';
 import { DRAFT_FORMATS, draftJson, formatDraftTable, githubAnnotations } from '../draft-output.js';
 import type { DraftFormat, DraftSources } from '../draft-output.js';
-import { resolveSiteUrl } from './track.command.js';
 import { catalogue, DEFAULT_AGENT_TOKENS } from '../../crawlers/index.js';
-import { ALERT_SEVERITIES } from '../../db/schema.js';
 import type { AppConfig } from '../../config/env.js';
 import { effectivePolicy } from '../../policy/effective-policy.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.js';
@@ -32,9 +31,9 @@ import { baselineAgent, siteDraftBaseline } from '../../reports/site-draft-basel
 import { SiteReportError } from '../../reports/site-errors.js';
 import { assertProductToken } from '../../reports/site-explain.js';
 import { findSite } from '../../reports/site-lookup.js';
-import { InvalidUrlError, normalizeOrigin } from '../../robots/origin.js';
+import { InvalidUrlError, normalizeOrigin, resolveSiteUrl } from '../../robots/origin.js';
 import type { AlertSeverity } from '../../services/alerting/alert-rules.js';
-import { checkDraft } from '../../services/draft-check.js';
+import { checkDraft, SEVERITIES } from '../../services/draft-check.js';
 import type { CurrentRobots, DraftAgent, DraftTarget } from '../../services/draft-check.js';
 
 interface TestDraftOptions extends DatabaseOptions, NetworkOptions {
@@ -121,7 +120,8 @@ interface Baseline {
 }
 
 async function databaseBaseline(siteInput: string, options: TestDraftOptions): Promise<Baseline> {
-  return withDatabase(options, async (_db, pool) => {
+  // Plain SQL on a read-only pool: no ORM to load, nothing can be written.
+  const read = async (pool: pg.Pool): Promise<Baseline> => {
     const base = await siteDraftBaseline(pool, await findSite(pool, siteInput));
     return {
       origin: base.site.origin,
@@ -131,7 +131,8 @@ async function databaseBaseline(siteInput: string, options: TestDraftOptions): P
       diffCrawlers: base.defaultAgents,
       sources: { kind: 'database', night: base.current.night, runKey: base.current.runKey },
     };
-  });
+  };
+  return withPool(options, read, { readOnly: true });
 }
 
 async function fileBaseline(siteInput: string, current: string, options: TestDraftOptions, io: CliIo, config: AppConfig): Promise<Baseline> {
@@ -169,7 +170,7 @@ export const registerTestDraftCommand: CommandRegistrar = (program: Command, io:
     .argument('<site>', 'a monitored site: an origin (https://example.com) or a host; with --current, its origin')
     .argument('<draft>', 'the draft: a file, "-" for standard input, or the URL of a robots.txt (e.g. a staging site\'s)')
     .addOption(new Option('--format <format>', 'output: a table, one JSON object, or GitHub Actions annotations').choices(DRAFT_FORMATS).default('table'))
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when an access alert at least this severe would be raised').choices(ALERT_SEVERITIES).default('critical'))
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when an access alert at least this severe would be raised').choices(SEVERITIES).default('critical'))
     .option('--current <file|url>', 'compare with this robots.txt instead of the site\'s in the database (no database needed)')
     .option('--urls <file>', 'with --current: the URLs or paths to evaluate, one a line (the root always is)')
     .option('--ua <token>', 'with --current: a user-agent token to evaluate (repeatable; default: the default agents)', collect)
@@ -208,7 +209,7 @@ bad option, unreachable database), with one line on standard error.`,
           throw new DraftInputError('--urls and --ua go with --current; with the database, the site\'s tracked URLs and agents are evaluated');
         }
         if (draftSource === '-' && (options.current === '-' || options.urls === '-')) throw new DraftInputError('standard input can be read once: give the other files by path');
-        const config = pipelineConfig(io, {});
+        const config = commandConfig(io);
         const draft = await readDraft(draftSource, io, options, config);
         const base = options.current === undefined ? await databaseBaseline(siteInput, options) : await fileBaseline(siteInput, options.current, options, io, config);
         const report = checkDraft({

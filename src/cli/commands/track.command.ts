@@ -15,7 +15,7 @@ import type { Database } from '../../db/client.js';
 import { createSitesRepo } from '../../db/sites.repo.js';
 import type { TrackedUrlListing } from '../../db/tracked-urls.repo.js';
 import { createTrackedUrlsRepo } from '../../db/tracked-urls.repo.js';
-import { InvalidUrlError, canonicalUrl, isInScope, normalizeOrigin } from '../../robots/origin.js';
+import { InvalidUrlError, normalizeOrigin, resolveSiteUrl } from '../../robots/origin.js';
 
 interface TrackOptions extends DatabaseOptions {
   ua?: string[];
@@ -30,27 +30,6 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-/**
- * The canonical URL (D-5) an argument names on `origin`'s site: a path is resolved against the
- * origin, anything else read as a URL (a bare host as https). Throws InvalidUrlError, with the
- * reason, for a URL that cannot be parsed or belongs to another site.
- */
-export function resolveSiteUrl(origin: string, input: string): string {
-  const trimmed = input.trim();
-  // `//other.host/x` starts with a slash too: the scope check below refuses it.
-  let absolute = trimmed;
-  if (trimmed.startsWith('/')) {
-    try {
-      absolute = new URL(trimmed, `${origin}/`).href;
-    } catch {
-      throw new InvalidUrlError(input, 'not a path');
-    }
-  }
-  const url = canonicalUrl(absolute);
-  if (!isInScope(origin, url)) throw new InvalidUrlError(input, `not on ${origin} (R-2..R-5: a robots.txt governs its own scheme, host and port)`);
-  return url;
-}
 
 /** Each argument's canonical URL; a bad one is reported on stderr and sets exit code 1. */
 function resolveAll(origin: string, inputs: string[], io: CliIo): string[] {

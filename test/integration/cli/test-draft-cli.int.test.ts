@@ -216,6 +216,16 @@ describe('bad input: exit 2 and one line', () => {
     expect([run.code, run.stderr]).toEqual([2, `robots-audit: draft ${web.baseUrl('gone.test')}: HTTP 404 (unavailable): there is no draft there to test\n`]);
   });
 
+  it('a database that is not migrated', async () => {
+    const empty = await createTestDatabase({ empty: true });
+    try {
+      const run = await runCli(['test-draft', ORIGIN, file('m.txt', SHOP), '--database-url', empty.url]);
+      expect([run.code, run.stderr]).toEqual([2, 'robots-audit: database is not migrated: run `robots-audit db migrate`\n']);
+    } finally {
+      await empty.close();
+    }
+  });
+
   it('a database that cannot be reached', async () => {
     const run = await runCli(['test-draft', ORIGIN, file('q.txt', SHOP), '--database-url', `postgres://postgres@127.0.0.1:${await closedPort()}/nothing`]);
     expect(run.code).toBe(2);
