@@ -141,7 +141,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import('./commands/agents.command.js')).registerAgentsCommand,
   },
   {
-    commands: [{ name: 'alerts', term: 'alerts', description: 'Manage where alerts are sent: signed webhooks and Slack.' }],
+    commands: [{ name: 'alerts', term: 'alerts', description: 'Manage where alerts are sent: signed webhooks, Slack and e-mail.' }],
     load: async () => (await import('./commands/alerts.command.js')).registerAlertsCommand,
   },
 ];
