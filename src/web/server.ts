@@ -1,8 +1,9 @@
 /**
  * The dashboard's HTTP server (fastify): security headers and the token check on every
  * request, the login form, static files, and the pages (routes.ts). Read-only by construction:
- * every route but the login form is a GET, and the pool's sessions are read-only
- * (`default_transaction_read_only`), so no request can change the database.
+ * every route but the login form and "Test a draft" (which only computes, draft-page.ts) is a
+ * GET, and the pool's sessions are read-only (`default_transaction_read_only`), so no request can
+ * change the database.
  */
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
