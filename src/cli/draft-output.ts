@@ -74,7 +74,7 @@ function alertSummary(report: DraftReport): string {
 
 export function formatDraftTable(report: DraftReport, sources: DraftSources): string {
   const out: string[] = [];
-  out.push(`${report.origin}: draft ${safe(sources.draft)} (${sizeText(report)})`);
+  out.push(`${report.origin}: draft ${sources.draft === '-' ? 'from standard input' : safe(sources.draft)} (${sizeText(report)})`);
   out.push(`  against the robots.txt in force: ${currentText(report, sources)}`);
   out.push(`  ${report.compared.toLocaleString('en-US')} verdicts compared (tracked URLs x their agents, and / for every catalogued crawler)`);
   out.push('');
