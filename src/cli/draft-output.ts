@@ -15,9 +15,6 @@ import type { FlipRule } from '../services/alerting/alert-rules.js';
 import { groupFlips } from '../services/draft-check.js';
 import type { DraftAlert, DraftReport, FlipGroup } from '../services/draft-check.js';
 
-export const DRAFT_FORMATS = ['table', 'json', 'github'] as const;
-export type DraftFormat = (typeof DRAFT_FORMATS)[number];
-
 /** Flip lines the table shows (`--format json` lists every flip). */
 export const TABLE_MAX_FLIP_GROUPS = 40;
 /** Crawlers named on one flip line; the others are counted. */

@@ -8,7 +8,7 @@ import { Option } from 'commander';
 import type pg from 'pg';
 import { config } from '../config/env.js';
 import { createPool } from '../db/pool.js';
-import { postgresProbe, requireReachable } from '../health/service-probes.js';
+import { postgresProbe, reasonOf, requireReachable, ServiceUnreachableError, withDeadline } from '../health/service-probes.js';
 
 export interface DatabaseOptions {
   databaseUrl?: string;
@@ -34,15 +34,23 @@ export async function requireDatabase(url: string): Promise<void> {
 const MISSING_RELATION = new Set(['42P01', '42703']);
 
 /**
- * Checks that the database answers, opens a small pool (read-only sessions when `readOnly`), runs
- * `work` and closes the pool whatever happens. A table or column the work needs and the database
- * lacks is reported as `database is not migrated`, as `withDatabase` reports it.
+ * Opens a pool of one connection (read-only sessions when `readOnly`), checks on it that the
+ * database answers within ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS (else the one line of
+ * `requireDatabase`: `cannot reach Postgres at ...`), runs `work` and closes the pool whatever
+ * happens. One connection for the check and the work: a command that reads a few rows pays for one
+ * connection set-up. A table or column the work needs and the database lacks is reported as
+ * `database is not migrated`, as `withDatabase` reports it.
  */
 export async function withPool<T>(options: DatabaseOptions, work: (pool: pg.Pool) => Promise<T>, poolOptions: { readOnly?: boolean } = {}): Promise<T> {
   const url = resolveDatabaseUrl(options);
-  await requireDatabase(url);
-  const pool = createPool(url, { max: 2, applicationName: 'robots-audit cli', ...poolOptions });
+  const timeoutMs = config().ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS;
+  const pool = createPool(url, { max: 1, applicationName: 'robots-audit cli', connectionTimeoutMillis: timeoutMs, ...poolOptions });
   try {
+    try {
+      await withDeadline(pool.query('select 1'), timeoutMs);
+    } catch (err) {
+      throw new ServiceUnreachableError('Postgres', url, reasonOf(err, timeoutMs));
+    }
     return await work(pool);
   } catch (err) {
     if (MISSING_RELATION.has((err as { code?: string }).code ?? '')) throw new Error('database is not migrated: run `robots-audit db migrate`', { cause: err });

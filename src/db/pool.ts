@@ -12,6 +12,8 @@ export interface CreatePoolOptions {
   applicationName?: string;
   /** Every session read-only (`default_transaction_read_only`): a reader that cannot write (the dashboard). */
   readOnly?: boolean;
+  /** How long getting a connection may take (node-postgres: 0, no limit). */
+  connectionTimeoutMillis?: number;
 }
 
 /** Default pool size: enough for a worker's concurrent jobs without exhausting the server. */
@@ -23,6 +25,7 @@ export function createPool(url: string, options: CreatePoolOptions = {}): pg.Poo
     max: options.max ?? DEFAULT_POOL_MAX,
     application_name: options.applicationName ?? 'robots-audit',
     ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+    ...(options.connectionTimeoutMillis !== undefined ? { connectionTimeoutMillis: options.connectionTimeoutMillis } : {}),
   });
   // An idle client whose connection dies (server restart, database dropped) is discarded by the
   // pool; without a listener the 'error' event would crash the process. A real outage still

@@ -18,7 +18,8 @@ import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import { lintRobotsTxt } from '../robots/lint.js';
 import { parseRobotsTxt } from '../robots/parse.js';
-import type { RobotsTxt } from '../robots/parse.js';
+import type { RobotsTxt, SelectedGroup } from '../robots/parse.js';
+import { followedAgent } from '../robots/crawlers.js';
 import { openedStarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { Diagnostic } from '../robots/types.js';
@@ -27,10 +28,11 @@ import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js'
 import type { CrawlerCategory } from '../crawlers/index.js';
 import { alertsForSiteNight } from './alerting/alert-rules.js';
 import type { AgentFamily, AlertDetails, AlertKind, AlertSeverity, FlipRule, SiteNightChange, VerdictFlip } from './alerting/alert-rules.js';
+import { SEVERITIES } from './alerting/severities.js';
 import { policyEvaluator } from './policy-evaluator.js';
+import type { PolicyEvaluator, PolicyVerdict } from './policy-evaluator.js';
 
-/** The severities, most severe first (the `alert_severity` enum's order). */
-export const SEVERITIES = ['critical', 'warning', 'info'] as const satisfies readonly AlertSeverity[];
+export { SEVERITIES };
 
 /** A crawler a verdict is asked for. */
 export interface DraftAgent {
@@ -175,6 +177,25 @@ function evaluatedPairs(targets: readonly DraftTarget[], rootCrawlers: readonly 
   return out;
 }
 
+/**
+ * The evaluator, asked once per URL and group: a verdict and its deciding line depend only on
+ * the (merged, R-34) group a crawler follows (R-42) and the URL, and most crawlers of the
+ * catalogue follow the same group, `*`. Without rules (full allow or disallow) every answer is
+ * the same anyway.
+ */
+function perGroup(evaluate: PolicyEvaluator, robots: RobotsTxt | null): PolicyEvaluator {
+  if (robots === null) return evaluate;
+  const byGroup = new Map<SelectedGroup | null, Map<string, PolicyVerdict>>();
+  return (url, agent) => {
+    const group = robots.select(followedAgent(robots, agent));
+    let verdicts = byGroup.get(group);
+    if (!verdicts) byGroup.set(group, (verdicts = new Map()));
+    let verdict = verdicts.get(url);
+    if (!verdict) verdicts.set(url, (verdict = evaluate(url, agent)));
+    return verdict;
+  };
+}
+
 /** Why the verdicts would flip, as the nightly run labels it (src/services/site-night.ts). */
 function flipCause(current: CurrentRobots): string {
   if (current.policyReason === 'D-3') return 'fallback_ended';
@@ -195,8 +216,8 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
   const starGapsOpened = contentKinds.includes('rules') ? openedStarRuleGaps(lastGood, after) : [];
 
   // Verdicts: in force now, and under the draft.
-  const before = policyEvaluator(current.policy, rulesNow);
-  const now = policyEvaluator('rules', after);
+  const before = perGroup(policyEvaluator(current.policy, rulesNow), rulesNow);
+  const now = perGroup(policyEvaluator('rules', after), after);
   const cause = flipCause(current);
   const pairs = evaluatedPairs(input.targets, input.rootCrawlers);
   const changed: { pair: (typeof pairs)[number]; flip: VerdictFlip }[] = [];

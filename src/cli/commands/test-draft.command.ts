@@ -21,20 +21,28 @@ import { commandConfig } from '../command-config.js';
 import { InputError, readInput } from '../read-input.js';
 import type { DatabaseOptions } from '../with-pool.js';
 import { databaseUrlOption, withPool } from '../with-pool.js';
-import { DRAFT_FORMATS, draftJson, formatDraftTable, githubAnnotations } from '../draft-output.js';
-import type { DraftFormat, DraftSources } from '../draft-output.js';
+import type { DraftSources } from '../draft-output.js';
 import { catalogue, DEFAULT_AGENT_TOKENS } from '../../crawlers/index.js';
 import type { AppConfig } from '../../config/env.js';
 import { effectivePolicy } from '../../policy/effective-policy.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.js';
 import { baselineAgent, siteDraftBaseline } from '../../reports/site-draft-baseline.js';
 import { SiteReportError } from '../../reports/site-errors.js';
-import { assertProductToken } from '../../reports/site-explain.js';
 import { findSite } from '../../reports/site-lookup.js';
 import { InvalidUrlError, normalizeOrigin, resolveSiteUrl } from '../../robots/origin.js';
 import type { AlertSeverity } from '../../services/alerting/alert-rules.js';
-import { checkDraft, SEVERITIES } from '../../services/draft-check.js';
+import { SEVERITIES } from '../../services/alerting/severities.js';
 import type { CurrentRobots, DraftAgent, DraftTarget } from '../../services/draft-check.js';
+
+export const DRAFT_FORMATS = ['table', 'json', 'github'] as const;
+export type DraftFormat = (typeof DRAFT_FORMATS)[number];
+
+/**
+ * The engine, the comparison and the output: loaded while the database is asked (a connection's
+ * set-up and four queries are mostly waiting), not before, which hides most of either behind the
+ * other.
+ */
+const loadComputation = () => Promise.all([import('../../services/draft-check.js'), import('../draft-output.js')]);
 
 interface TestDraftOptions extends DatabaseOptions, NetworkOptions {
   format: DraftFormat;
@@ -144,6 +152,7 @@ async function fileBaseline(siteInput: string, current: string, options: TestDra
     throw new DraftInputError(`<site>: ${err.message} (with --current, name the site by its origin, e.g. https://www.example.com)`);
   }
   const tokens = options.ua ?? [...DEFAULT_AGENT_TOKENS];
+  const { assertProductToken } = await import('../../reports/site-explain.js');
   for (const token of tokens) assertProductToken(token);
   const agents = tokens.map((t) => baselineAgent(t));
   const urls = await readUrls(origin, options.urls, io);
@@ -211,7 +220,11 @@ bad option, unreachable database), with one line on standard error.`,
         if (draftSource === '-' && (options.current === '-' || options.urls === '-')) throw new DraftInputError('standard input can be read once: give the other files by path');
         const config = commandConfig(io);
         const draft = await readDraft(draftSource, io, options, config);
+        const computation = loadComputation();
+        // The computation's modules may fail to load only if the package is broken: no unhandled rejection meanwhile.
+        computation.catch(() => {});
         const base = options.current === undefined ? await databaseBaseline(siteInput, options) : await fileBaseline(siteInput, options.current, options, io, config);
+        const [{ checkDraft }, { draftJson, formatDraftTable, githubAnnotations }] = await computation;
         const report = checkDraft({
           origin: base.origin,
           current: base.current,
