@@ -17,6 +17,7 @@ import type { DbHandle } from '../../src/db/client.js';
 import { createDashboard, CONTENT_SECURITY_POLICY } from '../../src/web/server.js';
 import { runCli } from '../helpers/cli.js';
 import { rows } from '../helpers/nightly.js';
+import { collectProblems } from './page-problems.js';
 import { HOSTILE_IMG, HOSTILE_SCRIPT, NIGHTS, populateDashboardData } from './dashboard-data.js';
 import type { DashboardData } from './dashboard-data.js';
 
@@ -54,11 +55,7 @@ interface Visit {
 /** Opens `path` in a fresh page, collecting console errors, page errors and CSP violations. */
 async function visit(path: string): Promise<Visit> {
   const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  const problems = collectProblems(page);
   const response = await page.goto(base + path);
   return { page, status: response?.status(), problems };
 }

@@ -17,6 +17,7 @@ import { createDashboard } from '../../src/web/server.js';
 import { fetchResult } from '../helpers/fetch-results.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/test-db.js';
+import { collectProblems } from './page-problems.js';
 import type { TestDatabase } from '../helpers/test-db.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -75,11 +76,7 @@ interface Visit {
 
 async function open(path: string): Promise<Visit> {
   const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  const problems = collectProblems(page);
   const response = await page.goto(base + path);
   expect(response?.status(), path).toBe(200);
   return { page, problems };
