@@ -11,10 +11,9 @@
  * nightly alert rules (`alertsForSiteNight`), fed the night the deploy would make: the draft
  * fetched with a 2xx (R-10), compared with the last body fetched OK and with the policy in force.
  */
-import { isMatchEverythingPattern } from '../robots/diff.js';
 import { diffCrawlerRules, namedCrawlers } from '../robots/crawler-diff.js';
 import type { CrawlerRuleChange } from '../robots/crawler-diff.js';
-import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
+import { diffRobotsTxt, isMatchEverythingPattern, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import { lintRobotsTxt } from '../robots/lint.js';
 import { parseRobotsTxt } from '../robots/parse.js';
@@ -31,8 +30,6 @@ import type { AgentFamily, AlertDetails, AlertKind, AlertSeverity, FlipRule, Sit
 import { SEVERITIES } from './alerting/severities.js';
 import { policyEvaluator } from './policy-evaluator.js';
 import type { PolicyEvaluator, PolicyVerdict } from './policy-evaluator.js';
-
-export { SEVERITIES };
 
 /** A crawler a verdict is asked for. */
 export interface DraftAgent {
