@@ -7,8 +7,10 @@
  * root. Read only: a token that has no `user_agents` row yet gets the family the nightly run would
  * file it under (src/db/agent-families.ts), without writing one. Four queries, whatever the size.
  */
-import type { CrawlerCategory, CrawlerFamily } from '../crawlers/index.js';
-import { findCrawler, familyOfCategory, isCrawlerCategory } from '../crawlers/index.js';
+// The catalogue's own modules, not its index (which also brings the robots.json importer).
+import { findCrawler } from '../crawlers/catalogue.js';
+import { familyOfCategory, isCrawlerCategory } from '../crawlers/categories.js';
+import type { CrawlerCategory, CrawlerFamily } from '../crawlers/categories.js';
 import { agentFamilyOf, mergeAgentTokens } from '../db/agent-families.js';
 import type { FetchOutcome } from '../policy/fetch-outcome.js';
 import type { PolicyKind, PolicyReason } from '../policy/effective-policy.js';
