@@ -15,6 +15,7 @@ import { cliProcess } from '../../helpers/cli-process.js';
 import { runCli } from '../../helpers/cli.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
+import { deliveriesPage } from '../../../src/reports/web-runs.js';
 import { startSmtpReceiver, TLS_FIXTURES } from '../../fixtures/smtp-receiver.js';
 import type { SmtpReceiver } from '../../fixtures/smtp-receiver.js';
 
@@ -93,6 +94,11 @@ describe('an alert by e-mail: retried after a 451, arrives once, as text and HTM
     }
     expect(mail!.text).toContain('allowed → disallowed');
     expect(mail!.html).toMatch(/<table[^>]*>.*<td[^>]*>https?:\/\/shop\.test:\d+\/products\/blue-widget<\/td>/s);
+  });
+
+  it('the dashboard\'s deliveries name the channel by its addresses', async () => {
+    const page = await deliveriesPage(p.db.pool, null, 1, 50);
+    expect(page.rows.map((r) => [r.channelKind, r.channelHost, r.status, r.lastStatus])).toEqual([['email', 'SEO@shop.example', 'delivered', 250]]);
   });
 
   it('delivering it again sends nothing: the delivery is done', async () => {
