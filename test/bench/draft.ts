@@ -17,6 +17,8 @@
  * in the same run: Node's own start (`node -e 0`), and `robots-audit explain` on the same site
  * (another command that asks the database). The ceiling is the issue's: 300 ms.
  * Where the time goes inside the process: the same work timed in this process, warm.
+ * Run it on a quiet machine: on two shared cores, other work's load slows every command alike
+ * (the section says the load average at the start and the end, and gives the CPU time beside).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
