@@ -127,11 +127,21 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import('./commands/explain.command.js')).registerExplainCommand,
   },
   {
+    commands: [
+      {
+        name: 'test-draft',
+        term: 'test-draft [options] <site> <draft>',
+        description: 'Test a draft robots.txt before it ships: the verdicts that would flip, the alerts, per-crawler changes and lint; exit 1 on a flip at or above --fail-on.',
+      },
+    ],
+    load: async () => (await import('./commands/test-draft.command.js')).registerTestDraftCommand,
+  },
+  {
     commands: [{ name: 'agents', term: 'agents', description: 'Manage the user agents evaluated for every tracked URL.' }],
     load: async () => (await import('./commands/agents.command.js')).registerAgentsCommand,
   },
   {
-    commands: [{ name: 'alerts', term: 'alerts', description: 'Manage where alerts are sent: signed webhooks and Slack.' }],
+    commands: [{ name: 'alerts', term: 'alerts', description: 'Manage where alerts are sent: signed webhooks, Slack and e-mail.' }],
     load: async () => (await import('./commands/alerts.command.js')).registerAlertsCommand,
   },
 ];

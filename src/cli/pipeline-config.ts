@@ -4,11 +4,11 @@
  */
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { loadConfig } from '../config/env.js';
 import type { AppConfig } from '../config/env.js';
 import { createLogger } from '../log/logger.js';
 import type { Logger } from '../log/logger.js';
 import type { CliIo } from './io.js';
+import { commandConfig } from './command-config.js';
 import { postgresProbe, redisProbe, requireReachable } from '../health/service-probes.js';
 
 export interface ConnectionOptions {
@@ -29,8 +29,7 @@ export function pipelineConfig(io: CliIo, options: ConnectionOptions, settings: 
   if (options.databaseUrl) overrides.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) overrides.REDIS_URL = options.redisUrl;
   if (options.queuePrefix) overrides.ROBOTS_AUDIT_QUEUE_PREFIX = options.queuePrefix;
-  // eslint-disable-next-line no-restricted-properties -- the CLI's one read of the environment, validated by loadConfig
-  return loadConfig({ ...process.env, ...io.env }, overrides);
+  return commandConfig(io, overrides);
 }
 
 /**

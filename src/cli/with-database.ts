@@ -5,34 +5,16 @@
  * driving `main()`) points each command at its own database without touching the process-wide
  * configuration, and an operator can target another database for one command.
  */
-import { Option } from 'commander';
 import type pg from 'pg';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
-import { config } from '../config/env.js';
 import type { Database } from '../db/client.js';
 import { createDb } from '../db/client.js';
 import { assertMigrated } from '../db/migrate.js';
-import { postgresProbe, requireReachable } from '../health/service-probes.js';
+import { databaseUrlOption, requireDatabase, resolveDatabaseUrl } from './with-pool.js';
+import type { DatabaseOptions } from './with-pool.js';
 
-export interface DatabaseOptions {
-  databaseUrl?: string;
-}
-
-export function databaseUrlOption(): Option {
-  return new Option('--database-url <url>', 'PostgreSQL connection URL (default: the DATABASE_URL environment variable)');
-}
-
-export function resolveDatabaseUrl(options: DatabaseOptions): string {
-  return options.databaseUrl ?? config().DATABASE_URL;
-}
-
-/**
- * Fails fast, with one line (`cannot reach Postgres at ...: ECONNREFUSED`), when the database does
- * not answer within ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS.
- */
-export async function requireDatabase(url: string): Promise<void> {
-  await requireReachable([postgresProbe(url, config().ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS)]);
-}
+export type { DatabaseOptions };
+export { databaseUrlOption, requireDatabase, resolveDatabaseUrl };
 
 /**
  * Checks that the database answers, opens a small pool, checks that the schema is migrated (a clear message instead of "relation

@@ -136,6 +136,33 @@ export const envSchema = z.object({
   /** Deadline to finish in-flight jobs on SIGTERM, milliseconds. */
   ROBOTS_AUDIT_SHUTDOWN_GRACE_MS: int(30_000, 0),
 
+  // --- e-mail alerts (issue 21) ---
+  /**
+   * The SMTP server of `mailto:` channels: `smtp://user:pass@mail.example.com:587` (plain, upgraded
+   * with STARTTLS whenever the server offers it) or `smtps://...:465` (TLS from the first byte);
+   * certificates are verified against Node's CA list. nodemailer options may follow as query
+   * parameters (`?requireTLS=true`, `?tls.servername=...`). Empty: e-mail channels cannot be sent.
+   */
+  ROBOTS_AUDIT_SMTP_URL: z
+    .string()
+    .default('')
+    .transform((s) => (s === '' ? null : s))
+    .refine((s) => s === null || /^smtps?:\/\/[^/?#]+/i.test(s), 'must be an smtp:// or smtps:// URL with a host'),
+  /** The From of alert mails: `alerts@example.com` or `robots-audit <alerts@example.com>`. */
+  ROBOTS_AUDIT_MAIL_FROM: z
+    .string()
+    .default('')
+    .transform((s) => (s === '' ? null : s))
+    .refine((s) => s === null || /^(?:[^<>@]*<)?[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?$/.test(s.trim()), 'must be an address, or a name and an address in <>'),
+  /** One SMTP step (connecting, the greeting, any answer): past it the delivery is retried. */
+  ROBOTS_AUDIT_SMTP_TIMEOUT_MS: int(15_000, 1),
+  /** Where the dashboard is served (e.g. `https://robots.example.com`): alert mails link to the site's page there. */
+  ROBOTS_AUDIT_DASHBOARD_URL: z
+    .string()
+    .default('')
+    .transform((s) => (s === '' ? null : s.replace(/\/+$/, '')))
+    .refine((s) => s === null || /^https?:\/\/[^/?#]+/i.test(s), 'must be an http:// or https:// URL'),
+
   // --- the dashboard (robots-audit serve) ---
   /**
    * The token every dashboard request must carry (Bearer header or the login form's cookie).

@@ -6,3 +6,4 @@ export type { CatalogueEntry } from './entry.js';
 export { catalogue, findCrawler, crawlersIn } from './catalogue.js';
 export { parseAiRobotsJson, categoryOfAiRobotsEntry, operatorOfAiRobotsEntry } from './ai-robots-json.js';
 export type { AiRobotsFacts, AiRobotsImport, SkippedName } from './ai-robots-json.js';
+export { DEFAULT_AGENT_TOKENS } from './default-agents.js';

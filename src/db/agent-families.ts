@@ -71,3 +71,12 @@ export const KNOWN_AGENT_FAMILIES: ReadonlyMap<string, AgentFamily> = new Map(
 export function agentFamilyOf(token: string): AgentFamily | null {
   return KNOWN_AGENT_FAMILIES.get(token.toLowerCase()) ?? null;
 }
+
+/** Trimmed, non-empty tokens, the first spelling of each (case-insensitive) kept, in order. */
+export function mergeAgentTokens(...lists: readonly (readonly string[])[]): string[] {
+  const seen = new Map<string, string>();
+  for (const token of lists.flat().map((t) => t.trim())) {
+    if (token !== '' && !seen.has(token.toLowerCase())) seen.set(token.toLowerCase(), token);
+  }
+  return [...seen.values()];
+}

@@ -57,7 +57,8 @@ export const RUN_TRIGGERS = ['scheduled', 'manual'] as const;
 export const RUN_STATUSES = ['running', 'completed', 'failed'] as const;
 export const EFFECTIVE_POLICIES = ['rules', 'allow_all', 'disallow_all'] as const satisfies readonly PolicyKind[];
 export const ALERT_SEVERITIES = ['critical', 'warning', 'info'] as const;
-export const CHANNEL_KINDS = ['webhook', 'slack'] as const;
+/** `email`: a `mailto:` channel, sent over SMTP (migration 0013). */
+export const CHANNEL_KINDS = ['webhook', 'slack', 'email'] as const;
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 export const runTrigger = pgEnum('run_trigger', RUN_TRIGGERS);
@@ -769,7 +770,10 @@ export const alerts = pgTable(
   ],
 );
 
-/** Where alerts go: a webhook (signed with `secret` when set) or a Slack incoming webhook. */
+/**
+ * Where alerts go: a webhook (signed with `secret` when set), a Slack incoming webhook, or e-mail
+ * (`url` is `mailto:` and the addresses, sent through ROBOTS_AUDIT_SMTP_URL).
+ */
 export const alertChannels = pgTable(
   'alert_channels',
   {

@@ -11,6 +11,10 @@ import type { AgentRef } from './user-agents.repo.js';
 import { portfolioSites, portfolios, sites, trackedUrls } from './schema.js';
 import { canonicalUrl, isInScope } from '../robots/origin.js';
 import { getPathParamsQuery } from '../robots/match.js';
+import { mergeAgentTokens } from './agent-families.js';
+
+// Importers of the repos find it here too.
+export { mergeAgentTokens };
 
 export type TrackedUrl = typeof trackedUrls.$inferSelect;
 
@@ -37,15 +41,6 @@ export interface EvaluationTarget {
 }
 
 const lower = (token: string) => token.toLowerCase();
-
-/** Trimmed, non-empty tokens, the first spelling of each (case-insensitive) kept, in order. */
-export function mergeAgentTokens(...lists: readonly (readonly string[])[]): string[] {
-  const seen = new Map<string, string>();
-  for (const token of lists.flat().map((t) => t.trim())) {
-    if (token !== '' && !seen.has(lower(token))) seen.set(lower(token), token);
-  }
-  return [...seen.values()];
-}
 
 /**
  * The stored array united with the new one, first spelling of each token kept (T15: tokens

@@ -99,6 +99,9 @@ Allow: /products/
 Sitemap: https://shop.demo/sitemap.xml
 `;
 
+/** The shop's staging robots.txt, which reached production in April 2023 (the demo tests it with test-draft too). */
+export const SHOP_STAGING = '# staging: keep crawlers out\nUser-agent: *\nDisallow: /\n';
+
 const OUTAGE = `User-agent: *
 Disallow: /checkout/
 Disallow: /basket
@@ -132,7 +135,7 @@ export const PUBLISHERS_2023: readonly DemoSite[] = [
   ]),
   robotsTimeline('shop.demo', 'retail', 'its staging robots.txt (Disallow: /) reaches production in April 2023 and is fixed in May', ['/products/blue-widget', '/checkout/step-1'], [
     ['2022-02-01T00:00:00Z', text(SHOP)],
-    ['2023-04-27T17:45:00Z', text('# staging: keep crawlers out\nUser-agent: *\nDisallow: /\n')],
+    ['2023-04-27T17:45:00Z', text(SHOP_STAGING)],
     ['2023-05-03T08:10:00Z', text(SHOP)],
   ]),
   robotsTimeline('outage.demo', 'retail', 'fine through 2023; answers 503 every night from 29 July 2025: full disallow, then after 30 days its last good rules (D-3)', ['/products/red-kettle', '/checkout/pay'], [

@@ -5,7 +5,6 @@
  * must not hold a command or a health check.
  */
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { maskUrlPassword } from './masked-url.js';
 
 export type ServiceName = 'Postgres' | 'Redis';
@@ -106,7 +105,8 @@ export function postgresProbe(url: string, timeoutMs: number): ServiceProbe {
 
 /**
  * Redis: a connection per check, closed right after (Redis connections cost next to nothing), so
- * that no reconnecting client keeps a stale state between checks.
+ * that no reconnecting client keeps a stale state between checks. ioredis is loaded by the first
+ * check: commands that only ask Postgres (every database command) do not pay its start-up.
  */
 export function redisProbe(url: string, timeoutMs: number): ServiceProbe {
   return {
@@ -114,6 +114,7 @@ export function redisProbe(url: string, timeoutMs: number): ServiceProbe {
     url,
     async check() {
       let lastError: unknown = null;
+      const { Redis } = await import('ioredis');
       const redis = new Redis(url, {
         lazyConnect: true,
         enableOfflineQueue: false,

@@ -74,7 +74,7 @@ export interface DeliveryRow {
   lastStatus: number | null;
   lastError: string | null;
   deliveredAt: Date | null;
-  /** `webhook` or `slack`, and where: the host only (a Slack webhook URL's path is its secret). */
+  /** `webhook`, `slack` or `email`, and where: the host only (a Slack webhook URL's path is its secret), an e-mail channel's addresses. */
   channelKind: string;
   channelHost: string;
   digest: boolean;
@@ -120,6 +120,7 @@ export async function deliveriesPage(pool: pg.Pool, status: DeliveryStatus | nul
 }
 
 function channelHost(url: string): string {
+  if (url.startsWith('mailto:')) return url.slice('mailto:'.length);
   try {
     return new URL(url).host;
   } catch {

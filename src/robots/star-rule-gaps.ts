@@ -135,6 +135,17 @@ export function starRuleGaps(robots: RobotsTxt, limits: StarRuleGapLimits = {}):
   return { gaps, complete: true };
 }
 
+/**
+ * The gaps a change opens: those of `after` that `before` did not have (the same crawlers leaving
+ * the same `*` path open), as the nightly alert `star_rules_bypassed` and `test-draft` report
+ * them (R-40, T26). `before` null: no earlier file, every gap is new.
+ */
+export function openedStarRuleGaps(before: RobotsTxt | null, after: RobotsTxt): StarRuleGap[] {
+  const key = (g: StarRuleGap) => `${g.tokens.join(',')}\n${g.pattern}`;
+  const had = new Set(before ? starRuleGaps(before).gaps.map(key) : []);
+  return starRuleGaps(after).gaps.filter((g) => !had.has(key(g)));
+}
+
 /** The units of some rule sets, in group line order. */
 function unitsInOrder(sets: readonly RuleSet[]): NamedUnit[] {
   return sets.flatMap((set) => set.units).sort((a, b) => a.groupLine - b.groupLine);

@@ -1,7 +1,9 @@
 /**
  * Delivers one alert, or one run digest, to one channel: builds the JSON webhook (Standard
- * Webhooks signature) or the Slack message, posts it, and records the result. The delivery's
- * dedupe key is the webhook id, stable across retries, so a receiver can drop a duplicate too.
+ * Webhooks signature), the Slack message or the e-mail (a text and an HTML part), sends it, and
+ * records the result. Each has an id stable across retries, so a receiver can drop a duplicate
+ * too: the delivery's dedupe key is the webhook id; a mail's Message-ID is derived from the
+ * alert's dedupe key (or the run, for a digest) and the channel.
  *
  * Error mapping: delivered or already delivered -> done; a retryable failure (5xx, 408, 429,
  * network) -> throw, the queue retries with backoff; a permanent one (4xx, 410, SSRF refusal)
@@ -10,7 +12,10 @@
 import { UnrecoverableError } from 'bullmq';
 import type { DeliveryResult, DeliverWebhookInput } from '../http/deliver-webhook.js';
 import type { Logger } from '../log/logger.js';
+import { parseMailto } from '../mail/mailto.js';
+import type { OutgoingMail } from '../mail/smtp-sender.js';
 import type { AlertDraft } from './alerting/alert-rules.js';
+import { alertMail, digestMail } from './alerting/mail-message.js';
 import {
   alertWebhookPayload,
   digestWebhookPayload,
@@ -23,7 +28,7 @@ export interface DeliveryJob {
   id: number;
   dedupeKey: string;
   status: 'pending' | 'delivered' | 'failed';
-  channel: { id: number; kind: 'webhook' | 'slack'; url: string; secret: string | null };
+  channel: { id: number; kind: 'webhook' | 'slack' | 'email'; url: string; secret: string | null };
   /** A single alert, or null for a digest. */
   alert: (AlertDraft & { createdAt: Date; textDiff: string | null }) | null;
   /** For digests: the run and its alerts at or above the channel's minimum severity. */
@@ -37,12 +42,37 @@ export interface DeliveryStore {
   markFailed(id: number, error: string, status: number | null): Promise<void>;
 }
 
+/** What e-mail channels need: the sender, and what every message says besides the alert. */
+export interface MailDelivery {
+  send: (mail: OutgoingMail) => Promise<DeliveryResult>;
+  /** The domain of ROBOTS_AUDIT_MAIL_FROM: the right side of Message-IDs. */
+  domain: string;
+  /** ROBOTS_AUDIT_DASHBOARD_URL, for links to the site's page. */
+  dashboardUrl: string | null;
+}
+
 export interface AlertDeliveryDeps {
   store: DeliveryStore;
   deliver: (input: DeliverWebhookInput) => Promise<DeliveryResult>;
+  /** Null when ROBOTS_AUDIT_SMTP_URL or ROBOTS_AUDIT_MAIL_FROM is not set: e-mail deliveries fail, saying so. */
+  mail: MailDelivery | null;
   log: Logger;
   now: () => Date;
   userAgent: string;
+}
+
+/** Headers of every alert mail: an automatic message (RFC 3834), which auto-responders leave alone. */
+export const ALERT_MAIL_HEADERS: Readonly<Record<string, string>> = { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' };
+
+/**
+ * A mail's Message-ID: the alert's dedupe key (a hash of run, site and kind) or the run of a
+ * digest, and the channel. The same on every attempt, so a mail sent again after a worker died
+ * between the server's 250 and the row's update is recognisably the same message.
+ */
+export function alertMessageId(job: Pick<DeliveryJob, 'channel' | 'alert' | 'digest'>, domain: string): string {
+  const subject = job.alert ? job.alert.dedupeKey : `digest-run${job.digest?.runId ?? 'none'}`;
+  // RFC 5322: the left of a msg-id is a dot-atom (no `:`, `@`, spaces, ...).
+  return `<robots-audit.${subject.replace(/[^A-Za-z0-9!#$%&'*+/=?^_`{|}~-]/g, '-')}.ch${job.channel.id}@${domain}>`;
 }
 
 export function createAlertDeliveryService(deps: AlertDeliveryDeps) {
@@ -57,19 +87,47 @@ export function createAlertDeliveryService(deps: AlertDeliveryDeps) {
     return slack ? JSON.stringify(slackDigestMessage(job.digest.alerts, options)) : webhookBody(digestWebhookPayload(job.digest.alerts, options));
   }
 
+  /** One attempt: the mail, or the POST of the JSON body. */
+  async function attempt(job: DeliveryJob): Promise<DeliveryResult> {
+    if (job.channel.kind !== 'email') {
+      return deps.deliver({
+        url: job.channel.url,
+        kind: job.channel.kind,
+        body: bodyOf(job),
+        ...(job.channel.secret ? { secret: job.channel.secret } : {}),
+        messageId: job.dedupeKey,
+        userAgent: deps.userAgent,
+      });
+    }
+    const failed = (error: string): DeliveryResult => ({ ok: false, status: null, error, retryable: false, gone: false, durationMs: 0 });
+    if (!deps.mail) return failed('e-mail is not set up: ROBOTS_AUDIT_SMTP_URL and ROBOTS_AUDIT_MAIL_FROM are needed');
+    let to: string[];
+    try {
+      to = parseMailto(job.channel.url).addresses;
+    } catch (err) {
+      return failed((err as Error).message);
+    }
+    const { dashboardUrl } = deps.mail;
+    let content;
+    let date: Date;
+    if (job.alert) {
+      content = alertMail(job.alert, { raisedAt: job.alert.createdAt, textDiff: job.alert.textDiff, dashboardUrl });
+      date = job.alert.createdAt;
+    } else if (job.digest) {
+      content = digestMail(job.digest.alerts, { runId: String(job.digest.runId), finishedAt: job.digest.finishedAt, dashboardUrl });
+      date = job.digest.finishedAt;
+    } else {
+      throw new UnrecoverableError(`delivery ${job.id} has neither an alert nor a digest`);
+    }
+    return deps.mail.send({ to, ...content, messageId: alertMessageId(job, deps.mail.domain), date, headers: { ...ALERT_MAIL_HEADERS } });
+  }
+
   async function deliver(deliveryId: number): Promise<'delivered' | 'already-delivered' | 'gone'> {
     const job = await deps.store.loadDelivery(deliveryId);
     // The channel (and so its deliveries) was removed after the job was queued.
     if (!job) return 'gone';
     if (job.status === 'delivered') return 'already-delivered';
-    const result = await deps.deliver({
-      url: job.channel.url,
-      kind: job.channel.kind,
-      body: bodyOf(job),
-      ...(job.channel.secret ? { secret: job.channel.secret } : {}),
-      messageId: job.dedupeKey,
-      userAgent: deps.userAgent,
-    });
+    const result = await attempt(job);
     const log = deps.log.child({ queue: 'alerts', delivery: job.id, channel: job.channel.id });
     if (result.ok) {
       await deps.store.markDelivered(job.id, result.status, deps.now());

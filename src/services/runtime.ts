@@ -12,6 +12,7 @@ import type { FetchOptions } from '../http/index.js';
 import { FetchSlots } from '../http/fetch-slots.js';
 import { createCachingResolver } from '../http/dns-resolver.js';
 import { deliverWebhook } from '../http/deliver-webhook.js';
+import { createMailSender, mailDomain } from '../mail/smtp-sender.js';
 import type { Logger } from '../log/logger.js';
 import { createRedis, onQueueError, reportOutages } from '../queues/connection.js';
 import { createServiceOutages } from '../health/outage-log.js';
@@ -190,6 +191,14 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     log,
   });
 
+  // E-mail channels: one pooled SMTP transport per process, when the server and the From are set.
+  const smtpUrl = config.ROBOTS_AUDIT_SMTP_URL;
+  const mailFrom = config.ROBOTS_AUDIT_MAIL_FROM;
+  const mailSender =
+    smtpUrl !== null && mailFrom !== null
+      ? createMailSender({ url: smtpUrl, from: mailFrom, timeoutMs: config.ROBOTS_AUDIT_SMTP_TIMEOUT_MS, maxConnections: config.ROBOTS_AUDIT_ALERT_CONCURRENCY })
+      : null;
+
   const delivery = createAlertDeliveryService({
     store: {
       async loadDelivery(id): Promise<DeliveryJob | null> {
@@ -220,6 +229,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
       markFailed: async (id, error) => void (await repos.alerts.markFailed(id, error)),
     },
     deliver: (input) => deliverWebhook({ ...input, timeoutMs: config.ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS, dispatcher: webhookDispatcher.agent }),
+    mail: mailSender && mailFrom ? { send: mailSender.send, domain: mailDomain(mailFrom), dashboardUrl: config.ROBOTS_AUDIT_DASHBOARD_URL } : null,
     log,
     now,
     userAgent: config.ROBOTS_AUDIT_USER_AGENT,
@@ -243,6 +253,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
       await queues.close();
       await fetchDispatcher.close();
       await webhookDispatcher.close();
+      mailSender?.close();
       redis.disconnect();
       lockRedis.disconnect();
       await db.close();

@@ -18,7 +18,7 @@ import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js'
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import { ENGINE_VERSION, parseRobotsTxt } from '../robots/index.js';
-import { starRuleGaps } from '../robots/star-rule-gaps.js';
+import { openedStarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { RobotsTxt } from '../robots/index.js';
 import { alertsForSiteNight } from './alerting/alert-rules.js';
@@ -250,13 +250,6 @@ const asFamily = (f: string | null): AgentFamily => (FAMILIES.includes(f as Agen
 const sha256Of = (bytes: Uint8Array | string): Buffer => hash('sha256', bytes, 'buffer');
 const spanKey = (trackedUrlId: number, userAgentId: number) => `${trackedUrlId}:${userAgentId}`;
 
-/** The `*` paths a named crawler's group leaves open after a change and did not before (R-40, T26). */
-function openedGaps(before: RobotsTxt | null, after: RobotsTxt): StarRuleGap[] {
-  const key = (g: StarRuleGap) => `${g.tokens.join(',')}\n${g.pattern}`;
-  const had = new Set(before ? starRuleGaps(before).gaps.map(key) : []);
-  return starRuleGaps(after).gaps.filter((g) => !had.has(key(g)));
-}
-
 /** A hash of the targets: which URLs, as which text, for which agents, in order. */
 export function targetsHash(targets: readonly EvaluationTarget[]): Buffer {
   const text = targets.map((t) => `${t.trackedUrlId} ${t.url} ${t.agents.map((a) => `${a.id}=${a.token}`).join(',')}\n`).join('');
@@ -326,7 +319,7 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     contentKinds.push(...rulesDiff.kinds.filter((k) => k !== 'identical'));
     kinds.push('raw', ...contentKinds);
     textDiff = unifiedTextDiff(before, body);
-    if (contentKinds.includes('rules')) starGapsOpened = openedGaps(parsedBefore, parsedBody());
+    if (contentKinds.includes('rules')) starGapsOpened = openedStarRuleGaps(parsedBefore, parsedBody());
   }
   const outcomeChanged = previous !== null && previous.outcome !== result.outcome;
   const policyChanged = previous !== null && previous.policy !== policy.kind;

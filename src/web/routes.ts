@@ -37,6 +37,7 @@ import {
   siteParams,
 } from './query-params.js';
 import { shareLinesSvg, stackedBarsSvg, timelineSvg } from './svg-charts.js';
+import { registerDraftPage } from './draft-page.js';
 
 export class NotFound extends Error {
   override name = 'NotFound';
@@ -232,4 +233,7 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const legend = blocking.series.map((s, i) => ({ name: s.token, colour: i % 10, now: s.shares.at(-1) ?? 0 }));
     return render(reply, 'charts', { title: 'Charts', nav: 'charts', q, portfolios, changesSvg, blockingSvg, legend, weeks: weeks.length });
   });
+
+  // "Test a draft" (draft-page.ts): its form and result, on a scope of their own.
+  registerDraftPage(app, ctx);
 }

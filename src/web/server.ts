@@ -3,7 +3,8 @@
  * checked for bad bytes before a route reads it, the token check and the login form (sessions
  * that rotate, expire and die with the token; failed logins throttled), 405 for a method a page
  * does not take, Server-Timing, static files, and the pages (routes.ts) and CSV downloads
- * (csv-downloads.ts). Read-only by construction: every route but the login form is a GET, and
+ * (csv-downloads.ts). Read-only by construction: every route but the login form and "Test a
+ * draft" (which only computes, draft-page.ts) is a GET, and
  * the pool's sessions are read-only (`default_transaction_read_only`, src/db/client.ts), so no
  * request can change the database.
  */

@@ -20,6 +20,7 @@ import { runCli } from '../helpers/cli.js';
 import { rows } from '../helpers/nightly.js';
 import { HOSTILE_IMG, HOSTILE_SCRIPT, NIGHTS, openDashboardInBrowser, SHOP_URLS } from './dashboard-data.js';
 import type { DashboardData, DashboardInBrowser } from './dashboard-data.js';
+import { collectProblems } from './page-problems.js';
 
 let opened: DashboardInBrowser | undefined;
 let data: DashboardData;
@@ -45,11 +46,7 @@ interface Visit {
 /** Opens `path` in a fresh page, collecting console errors, page errors and CSP violations. */
 async function visit(path: string): Promise<Visit> {
   const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  const problems = collectProblems(page);
   const response = await page.goto(base + path);
   return { page, status: response?.status(), problems };
 }

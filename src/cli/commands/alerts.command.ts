@@ -1,7 +1,8 @@
 /**
  * `robots-audit alerts add|list|remove|test`: the channels alerts go to. A `webhook` channel
  * gets JSON signed the Standard Webhooks way when it has a secret; a `--slack` channel is a
- * Slack incoming webhook, unsigned, whose URL is itself the secret.
+ * Slack incoming webhook, unsigned, whose URL is itself the secret; a `mailto:` channel gets
+ * e-mail through ROBOTS_AUDIT_SMTP_URL (src/mail/).
  *
  * Secrets are never printed: a secret shows as `whsec_…` (or `…`), and the last path segment of
  * a Slack URL (its token) as `…`, as do a URL's query and credentials. Webhook URLs are user
@@ -23,8 +24,14 @@ import { ALERT_SEVERITIES } from '../../db/schema.js';
 import type { DeliveryResult } from '../../http/deliver-webhook.js';
 import { deliverWebhook } from '../../http/deliver-webhook.js';
 import { createFetchDispatcher } from '../../http/fetch-dispatcher.js';
+import { createMailSender, mailDomain } from '../../mail/smtp-sender.js';
+import type { MailSender } from '../../mail/smtp-sender.js';
 import { SECRET_PREFIX, secretKey } from '../../http/standard-webhooks.js';
 import { testMessageBody } from '../../services/alerting/test-message.js';
+import { testMail } from '../../services/alerting/mail-message.js';
+import { ALERT_MAIL_HEADERS } from '../../services/alert-delivery.service.js';
+import { isMailto, parseMailto } from '../../mail/mailto.js';
+import type { AppConfig } from '../../config/env.js';
 
 interface AddOptions extends DatabaseOptions {
   slack?: boolean;
@@ -66,8 +73,9 @@ export function maskSecret(secret: string | null): string | null {
   return secret.startsWith(SECRET_PREFIX) ? `${SECRET_PREFIX}…` : '…';
 }
 
-/** A channel URL as it may be shown: no credentials, no query, and no token for Slack. */
+/** A channel URL as it may be shown: no credentials, no query, and no token for Slack; an e-mail channel's addresses as they are. */
 export function displayChannelUrl(channel: Pick<AlertChannel, 'kind' | 'url'>): string {
+  if (channel.kind === 'email') return channel.url;
   let url: URL;
   try {
     url = new URL(channel.url);
@@ -87,13 +95,21 @@ export function displayChannelUrl(channel: Pick<AlertChannel, 'kind' | 'url'>): 
 
 function describeChannel(channel: AlertChannel): string {
   const delivery = channel.digest ? 'digest per run' : 'per alert';
-  const signing = channel.kind === 'slack' ? '' : channel.secret ? ', signed' : ', unsigned';
+  const signing = channel.kind !== 'webhook' ? '' : channel.secret ? ', signed' : ', unsigned';
   return `${channel.kind} ${displayChannelUrl(channel)} (min severity ${channel.minSeverity}, ${delivery}${signing})`;
 }
 
 /** `3` is an id; anything else a URL, read as `alerts add` stores it. */
 function parseSelector(input: string): ChannelSelector {
-  return /^\d+$/.test(input.trim()) ? Number(input.trim()) : channelUrl(input);
+  if (/^\d+$/.test(input.trim())) return Number(input.trim());
+  return isMailto(input) ? parseMailto(input).url : channelUrl(input);
+}
+
+/** The channel `alerts add` stores: its kind and its URL as stored. Throws ChannelInputError or MailtoError. */
+function channelOf(input: string, slack: boolean): { kind: AlertChannel['kind']; url: string } {
+  if (!isMailto(input)) return { kind: slack ? 'slack' : 'webhook', url: channelUrl(input) };
+  if (slack) throw new ChannelInputError('--slack: a mailto: channel is e-mail, not Slack');
+  return { kind: 'email', url: parseMailto(input).url };
 }
 
 function writeTable(channels: AlertChannel[], io: CliIo): void {
@@ -105,8 +121,37 @@ function writeTable(channels: AlertChannel[], io: CliIo): void {
   for (const row of rows) io.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
 }
 
+/** `alerts test` for e-mail channels: one SMTP transport for them all, made when the first is tested. */
+class TestMailer {
+  private sender: MailSender | null = null;
+  constructor(private readonly config: AppConfig) {}
+
+  async send(channel: AlertChannel, at: Date): Promise<DeliveryResult> {
+    const { ROBOTS_AUDIT_SMTP_URL: url, ROBOTS_AUDIT_MAIL_FROM: from } = this.config;
+    if (url === null || from === null) {
+      return { ok: false, status: null, error: 'e-mail is not set up: set ROBOTS_AUDIT_SMTP_URL and ROBOTS_AUDIT_MAIL_FROM', retryable: false, gone: false, durationMs: 0 };
+    }
+    this.sender ??= createMailSender({ url, from, timeoutMs: this.config.ROBOTS_AUDIT_SMTP_TIMEOUT_MS, maxConnections: 1 });
+    return this.sender.send({
+      to: parseMailto(channel.url).addresses,
+      ...testMail(channel.id, at),
+      messageId: `<robots-audit.test-ch${channel.id}-${at.getTime()}@${mailDomain(from)}>`,
+      date: at,
+      headers: { ...ALERT_MAIL_HEADERS },
+    });
+  }
+
+  close(): void {
+    this.sender?.close();
+  }
+}
+
 function testLine(channel: AlertChannel, result: DeliveryResult): string {
   const name = `channel ${channel.id} ${channel.kind} ${displayChannelUrl(channel)}`;
+  if (channel.kind === 'email') {
+    if (result.ok) return `${name}: SMTP ${result.status}, accepted in ${result.durationMs} ms`;
+    return `${name}: failed (${result.error ?? 'unknown error'})`;
+  }
   if (result.ok) return `${name}: HTTP ${result.status}, delivered in ${result.durationMs} ms`;
   if (result.status === null) return `${name}: no response, failed (${result.error ?? 'unknown error'})`;
   const answer = (result.responseSnippet ?? '').split('\n')[0]!.slice(0, TEST_RESPONSE_PREVIEW_CHARS).trim();
@@ -114,7 +159,7 @@ function testLine(channel: AlertChannel, result: DeliveryResult): string {
 }
 
 export const registerAlertsCommand: CommandRegistrar = (program: Command, io: CliIo) => {
-  const alerts = program.command('alerts').description('Manage where alerts are sent: signed webhooks and Slack.');
+  const alerts = program.command('alerts').description('Manage where alerts are sent: signed webhooks, Slack and e-mail.');
 
   const fail = (message: string) => {
     io.stderr.write(`robots-audit: ${message}\n`);
@@ -124,7 +169,7 @@ export const registerAlertsCommand: CommandRegistrar = (program: Command, io: Cl
   alerts
     .command('add')
     .description('Add an alert channel, or update the one with the same kind and URL.')
-    .argument('<url>', 'the webhook URL (http or https)')
+    .argument('<url>', 'the webhook URL (http or https), or mailto:name@example.com for e-mail (several addresses: comma-separated)')
     .option('--slack', 'a Slack incoming webhook (unsigned: its URL is the secret)')
     .option('--secret <secret>', 'sign deliveries with this Standard Webhooks secret (whsec_<base64>, or any string)')
     .option('--no-secret', 'stop signing: remove the stored secret')
@@ -132,14 +177,24 @@ export const registerAlertsCommand: CommandRegistrar = (program: Command, io: Cl
     .option('--digest', 'one message per run instead of one per alert')
     .option('--no-digest', 'one message per alert (the default)')
     .addOption(databaseUrlOption())
-    .addHelpText('after', '\nAdding a channel again updates only the settings given, and enables it again.')
+    .addHelpText(
+      'after',
+      `
+Adding a channel again updates only the settings given, and enables it again.
+
+E-mail (mailto:) goes through ROBOTS_AUDIT_SMTP_URL (smtp://user:pass@host:587, STARTTLS when the
+server offers it; smtps:// for TLS from the start) from ROBOTS_AUDIT_MAIL_FROM: a text and an HTML
+part, a stable Message-ID per alert, a link to the site's dashboard page when
+ROBOTS_AUDIT_DASHBOARD_URL is set. "robots-audit alerts test" sends one.`,
+    )
     .action(async (input: string, options: AddOptions) => {
-      const kind = options.slack ? 'slack' : 'webhook';
+      let kind: AlertChannel['kind'];
       let url: string;
       try {
-        url = channelUrl(input);
+        ({ kind, url } = channelOf(input, options.slack === true));
         if (typeof options.secret === 'string') {
           if (kind === 'slack') throw new ChannelInputError('--secret: Slack incoming webhooks are not signed (the URL is the secret)');
+          if (kind === 'email') throw new ChannelInputError('--secret: e-mail is not signed');
           if (options.secret === '') throw new ChannelInputError('--secret: empty secret');
           secretKey(options.secret);
         }
@@ -232,24 +287,29 @@ export const registerAlertsCommand: CommandRegistrar = (program: Command, io: Cl
       });
       if (channels.length === 0) return fail(input === undefined ? 'no enabled alert channel to test' : `no alert channel matches "${input}"`);
       const dispatcher = createFetchDispatcher({ connectTimeoutMs: appConfig.ROBOTS_AUDIT_CONNECT_TIMEOUT_MS, ...network });
+      const mail = new TestMailer(appConfig);
       try {
         for (const channel of channels) {
           const now = new Date();
-          const result = await deliverWebhook({
-            url: channel.url,
-            kind: channel.kind,
-            body: testMessageBody(channel.kind, channel.id, now),
-            ...(channel.secret ? { secret: channel.secret } : {}),
-            messageId: `test-ch${channel.id}-${now.getTime()}`,
-            timeoutMs: appConfig.ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS,
-            dispatcher: dispatcher.agent,
-            userAgent: appConfig.ROBOTS_AUDIT_USER_AGENT,
-          });
+          const result =
+            channel.kind === 'email'
+              ? await mail.send(channel, now)
+              : await deliverWebhook({
+                  url: channel.url,
+                  kind: channel.kind,
+                  body: testMessageBody(channel.kind, channel.id, now),
+                  ...(channel.secret ? { secret: channel.secret } : {}),
+                  messageId: `test-ch${channel.id}-${now.getTime()}`,
+                  timeoutMs: appConfig.ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS,
+                  dispatcher: dispatcher.agent,
+                  userAgent: appConfig.ROBOTS_AUDIT_USER_AGENT,
+                });
           io.stdout.write(`${testLine(channel, result)}\n`);
           if (!result.ok) io.exitCode = 1;
         }
       } finally {
         await dispatcher.close();
+        mail.close();
       }
     });
 };

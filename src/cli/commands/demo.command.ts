@@ -4,17 +4,20 @@
  * publishers blocking AI crawlers), then 29 July to 30 August 2025 night by night (21 real
  * histories, src/demo/data/README.md, beside scripted cases of the fetch rules). The demo
  * creates its own database (`robots_audit_demo` on the DATABASE_URL server), adds the sites,
- * tracks URLs, registers a webhook on a receiver that verifies every signature, and replays the
- * nights as `audit --at` records them, so every stage runs for real. It ends with the reports a
- * user reads first.
+ * tracks URLs, registers a webhook on a receiver that verifies every signature and an e-mail
+ * digest on a loopback SMTP server, and replays the nights as `audit --at` records them, so every
+ * stage runs for real. Then it tests the shop's staging robots.txt with `test-draft`, as a CI job
+ * would have before it shipped, and ends with the reports a user reads first.
  */
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import pg from 'pg';
 import { demoPlan } from '../../demo/demo-plan.js';
 import type { DemoSite } from '../../demo/demo-sites.js';
+import { SHOP_STAGING } from '../../demo/demo-sites.js';
+import { startMailReceiver } from '../../demo/mail-receiver.js';
 import { startDemoWeb } from '../../demo/demo-web.js';
 import { loadDemoHistories } from '../../demo/histories.js';
 import { startWebhookReceiver } from '../../demo/webhook-receiver.js';
@@ -39,6 +42,10 @@ export const DEMO_REPORT_WIDTH = 160;
 const ALERT_TITLE_CHARS = 150;
 /** The webhook receiver's host name, pinned to 127.0.0.1 like the sites. */
 const HOOKS_HOST = 'hooks.demo';
+/** Where the demo's e-mail digests go (the loopback SMTP server takes any address). */
+const DEMO_MAILBOX = 'mailto:seo@robots-audit.demo';
+/** The dashboard the mails link to: where `robots-audit serve` listens by default, as the demo's last line says. */
+const DEMO_DASHBOARD = 'http://127.0.0.1:8080';
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
@@ -70,6 +77,7 @@ const MORE_COMMANDS: readonly (readonly [string, string])[] = [
   ['robots-audit history outage.demo', 'its nights: the 503s, full disallow, then the copy of D-3'],
   ['robots-audit diff www.giga.de.demo', 'what its robots.txt changed on 29 August, per crawler'],
   ['robots-audit explain gazette.demo /subscribers/weekend-edition --ua GPTBot', "why GPTBot may fetch what * may not"],
+  ['robots-audit test-draft shop.demo <draft> [--format json|github]', 'a draft robots.txt against the one in force, before it ships'],
 ];
 
 export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliIo) => {
@@ -100,6 +108,7 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     const web = await startDemoWeb(plan.hosts);
     const receiver = await startWebhookReceiver(secret, HOOKS_HOST);
+    const mailbox = await startMailReceiver();
     // The demo's queues live under a prefix of their own, removed from Redis at the end.
     const queuePrefix = `robots-audit-demo-${randomBytes(4).toString('hex')}`;
     const env: Record<string, string> = {
@@ -115,6 +124,10 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
       ROBOTS_AUDIT_RETRY_DELAYS: '0.4',
       // A delivery the receiver refuses is retried within the demo, not seconds later.
       ROBOTS_AUDIT_ALERT_BACKOFF_MS: '200',
+      // E-mail digests to the loopback mailbox, linking to the dashboard the demo suggests serving.
+      ROBOTS_AUDIT_SMTP_URL: mailbox.url,
+      ROBOTS_AUDIT_MAIL_FROM: 'robots-audit demo <alerts@robots-audit.demo>',
+      ROBOTS_AUDIT_DASHBOARD_URL: DEMO_DASHBOARD,
     };
     /** Runs a command as the user would type it; `shown` abbreviates a long one, and then its output too. */
     const run = async (argv: string[], shown?: string) => {
@@ -145,9 +158,10 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
     let workers: ReturnType<typeof startPipelineWorkers> | null = null;
     let rt: Awaited<ReturnType<typeof createRuntime>> | null = null;
     try {
-      say(`== demo web on 127.0.0.1:${web.port} (*.demo); signed webhook receiver at ${receiver.url}`);
+      say(`== demo web on 127.0.0.1:${web.port} (*.demo); signed webhook receiver at ${receiver.url}; SMTP server at ${mailbox.url}`);
       say(`   (each command below runs with --database-url for ${database}; queues under the Redis prefix ${queuePrefix}, removed at the end)`);
       await run(['alerts', 'add', receiver.url, '--secret', secret, '--min-severity', 'warning']);
+      await run(['alerts', 'add', DEMO_MAILBOX, '--digest', '--min-severity', 'warning']);
       rt = await createRuntime(runtimeConfig, cliLogger(runtimeConfig, io, 'error'));
       workers = startPipelineWorkers(rt);
 
@@ -171,14 +185,26 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
           (receiver.rejected.length > 0 ? ` (${[...new Set(receiver.rejected)].join(', ')})` : '') +
           (pending > 0 ? `; ${pending} deliveries still pending` : ''),
       );
+      const mails = mailbox.received;
+      const bothParts = mails.filter((m) => m.parts.includes('text/plain') && m.parts.includes('text/html')).length;
+      say(`== e-mail: ${mails.length} digests received by the SMTP server (one per night with alerts of at least warning), ${bothParts} of them with a text and an HTML part`);
+      if (mails[0]) say(`   e.g. "${cut(mails[0].subject, ALERT_TITLE_CHARS)}", Message-ID ${mails[0].messageId}`);
     } finally {
       // Every job is done by now: a grace lets the workers close without cutting Redis connections.
       await workers?.close(runtimeConfig.ROBOTS_AUDIT_SHUTDOWN_GRACE_MS);
       await rt?.close();
       await web.close();
       await receiver.close();
+      await mailbox.close();
       await deletePrefixKeys(config.REDIS_URL, queuePrefix);
     }
+
+    // Before it ships: the shop's staging file, tested as a CI job would have in April 2023.
+    say();
+    say("== before it ships: the shop's staging robots.txt (Disallow: /) against the one in force, as a merge request's check (docs/ci.md)");
+    say('$ robots-audit test-draft shop.demo - < staging-robots.txt');
+    const code = await main(['test-draft', 'shop.demo', '-', '--database-url', demoUrl], { ...io, stdin: Readable.from([Buffer.from(SHOP_STAGING)]), env });
+    say(`   exit code ${code}: ${code === 1 ? 'the check fails, the staging file does not ship' : 'the check passes'}`);
 
     const pool = new pg.Pool({ connectionString: demoUrl, max: 2 });
     try {

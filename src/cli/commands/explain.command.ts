@@ -10,12 +10,11 @@ import type { CommandRegistrar } from '../main.js';
 import { runSiteReport } from '../site-report-run.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
-import { resolveSiteUrl } from './track.command.js';
 import { SiteReportError } from '../../reports/site-errors.js';
 import { assertProductToken, explainSiteUrl } from '../../reports/site-explain.js';
 import { explanationJson, formatExplanation } from '../../reports/site-explain.format.js';
 import { findSite } from '../../reports/site-lookup.js';
-import { InvalidUrlError } from '../../robots/origin.js';
+import { InvalidUrlError, resolveSiteUrl } from '../../robots/origin.js';
 
 interface ExplainOptions extends DatabaseOptions {
   ua: string;

@@ -31,8 +31,6 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export { resolveSiteUrl };
-
 /** Each argument's canonical URL; a bad one is reported on stderr and sets exit code 1. */
 function resolveAll(origin: string, inputs: string[], io: CliIo): string[] {
   const urls: string[] = [];

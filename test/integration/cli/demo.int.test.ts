@@ -136,10 +136,25 @@ describe('robots-audit demo', () => {
   });
 
   it('delivers its alerts to the webhook receiver, which verifies every signature', async () => {
-    const delivered = await count("select count(*) as n from alert_deliveries where status = 'delivered'");
+    const delivered = await count("select count(*) as n from alert_deliveries d join alert_channels c on c.id = d.channel_id where c.kind = 'webhook' and d.status = 'delivered'");
     expect(delivered).toBeGreaterThan(20);
     expect(await count("select count(*) as n from alert_deliveries where status <> 'delivered'")).toBe(0);
     expect(run.stdout).toContain(`== webhook: ${delivered} alerts received with a valid signature (Standard Webhooks, HMAC-SHA256), 0 rejected`);
+  });
+
+  it('sends a digest of each night with alerts by e-mail to its loopback SMTP server, with a text and an HTML part', async () => {
+    const digests = await count("select count(*) as n from alert_deliveries d join alert_channels c on c.id = d.channel_id where c.kind = 'email' and d.status = 'delivered' and d.alert_id is null");
+    expect(digests).toBeGreaterThan(5);
+    expect(run.stdout).toContain(`== e-mail: ${digests} digests received by the SMTP server (one per night with alerts of at least warning), ${digests} of them with a text and an HTML part`);
+    expect(run.stdout).toMatch(/ {3}e\.g\. "\[robots-audit\] run \d+: \d+ critical, \d+ warning, \d+ info on \d+ sites?", Message-ID <robots-audit\.digest-run\d+\.ch2@robots-audit\.demo>/);
+  });
+
+  it('tests the shop\'s staging robots.txt before it ships: the tracked URL flips for Googlebot, the check fails', () => {
+    const out = section("== before it ships: the shop's staging robots.txt");
+    expect(out).toContain('$ robots-audit test-draft shop.demo - < staging-robots.txt');
+    expect(out).toMatch(/critical {2}allowed -> disallowed {2}http:\/\/shop\.demo:\d+\/products\/blue-widget {2}Googlebot, Bingbot \(search\)/);
+    expect(out).toContain('FAIL: 2 alerts at or above critical (disallow_all_added, search_url_disallowed): exit 1');
+    expect(out).toContain('exit code 1: the check fails, the staging file does not ship');
   });
 
   it('ends with the AI access report, naming the crawlers each site blocks', () => {
@@ -168,7 +183,7 @@ describe('robots-audit demo', () => {
   it('says which commands show more', () => {
     const more = section('everything is in');
     expect(more).toContain('robots-audit report <status|changes|flips|ai-access|failing|lint>');
-    for (const command of ['history outage.demo', 'diff www.giga.de.demo', 'explain gazette.demo /subscribers/weekend-edition --ua GPTBot']) {
+    for (const command of ['history outage.demo', 'diff www.giga.de.demo', 'explain gazette.demo /subscribers/weekend-edition --ua GPTBot', 'test-draft shop.demo <draft>']) {
       expect(more).toContain(`robots-audit ${command} `);
     }
     expect(more).toContain('docs/sql-reporting.md');

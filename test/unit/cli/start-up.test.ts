@@ -43,6 +43,15 @@ describe('the packages each command loads', () => {
     expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
 
+  it('test-draft --current: the engine, commander, zod for the settings and pg for the database form; no ORM, queue, HTTP or logging library', () => {
+    const { code, packages } = loadedPackages(['test-draft', 'https://example.com', EXAMPLE, '--current', EXAMPLE]);
+    expect(code).toBe(0);
+    expect(packages).toContain('commander');
+    // (ES-module packages such as zod and diff do not show in the report.)
+    expect(packages).toContain('pg');
+    expect(packages.filter((p) => HEAVY.includes(p) && p !== 'pg')).toEqual([]);
+  });
+
   it('worker --help loads the queue and database libraries (the report sees them when they are there)', () => {
     const { code, packages } = loadedPackages(['worker', '--help']);
     expect(code).toBe(0);
