@@ -24,7 +24,7 @@ export interface CommandModule {
 
 export const COMMAND_MODULES: readonly CommandModule[] = [
   {
-    commands: [{ name: 'check', term: 'check [options] <url...>', description: 'Evaluate URLs against a robots.txt as Googlebot does, and name the line that decides.' }],
+    commands: [{ name: 'check', term: 'check [options] <url...>', description: 'Evaluate URLs against a robots.txt as the named crawler does (its documented crawler rules, Google\'s matching), and name the line that decides.' }],
     load: async () => (await import('./commands/check.command.js')).registerCheckCommand,
   },
   {

@@ -81,3 +81,15 @@ export const UNKNOWN_PARSER: CrawlerParser = Object.freeze({ profile: 'unknown',
 export function parserOf(token: string): CrawlerParser {
   return findCrawlerRules(token)?.parser ?? UNKNOWN_PARSER;
 }
+
+/**
+ * What a crawler's operator says of its use of robots.txt, in words with the source, when it does
+ * not simply honour it (user-triggered fetchers); null otherwise.
+ */
+export function robotsTxtUseText(token: string): string | null {
+  const entry = findCrawlerRules(token);
+  const use = entry?.robotsTxt;
+  if (!entry || !use || use.value === 'honours') return null;
+  const what = use.value === 'ignores' ? 'its operator says it generally ignores robots.txt for the fetches it makes' : 'its operator says robots.txt rules may not apply to the fetches it makes';
+  return `${entry.token}: ${what} (${use.source})`;
+}

@@ -11,6 +11,10 @@ import { canonicalUrl } from '../../robots/origin.js';
 // parse.js, not the engine's index: the index also loads the linter, which check never uses.
 import { parseRobotsTxt } from '../../robots/parse.js';
 import type { Explanation, RobotsTxt } from '../../robots/index.js';
+// crawlers.js, not the index, for the same reason: the crawler rules (R-42, special-case crawlers, Applebot).
+import { explainAsCrawler, followedGroupText } from '../../robots/crawlers.js';
+import type { CrawlerExplanation } from '../../robots/crawlers.js';
+import { findCrawlerRules, parserOf, robotsTxtUseText } from '../../crawlers/crawler-rules.js';
 
 interface CheckOptions {
   robots: string;
@@ -24,7 +28,7 @@ const VERDICT_WIDTH = 'disallowed'.length;
 export const registerCheckCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('check')
-    .description('Evaluate URLs against a robots.txt as Googlebot does, and name the line that decides.')
+    .description('Evaluate URLs against a robots.txt as the named crawler does (its documented crawler rules, Google\'s matching), and name the line that decides.')
     .requiredOption('--robots <file>', 'the robots.txt to read, as bytes; "-" reads standard input')
     .option('--ua <token>', 'user-agent product token, e.g. Googlebot (repeat for several)', collect)
     .option('--json', 'write one JSON object per URL and agent (JSON Lines)')
@@ -38,8 +42,18 @@ The path and query of that form are compared with the rules byte for byte (no de
 The whole file is evaluated as given (D-6); Googlebot reads only its first 500 KiB (R-18), and
 "robots-audit lint" reports content past that point.
 
+Each agent is answered as that crawler decides, by its documented crawler rules
+(docs/crawlers.md, "Crawler rules"): Googlebot-Image follows the Googlebot group when no group
+names it (R-42); Applebot follows the Googlebot group when none names Applebot; Google's
+special-case crawlers (AdsBot-Google, Mediapartners-Google, ...) ignore the * group. The rule
+that applied is named with its source; so is a crawler whose operator says it does not apply
+robots.txt to the fetches it makes (ChatGPT-User, Perplexity-User, Feedfetcher-Google).
+
 Output: one line per URL (per URL and agent with several --ua), e.g.
   disallowed  https://example.com/private/page  (line 5: Disallow: /private/ in group User-agent: Googlebot)
+--json adds "followed" {rule: own|further-token|star|ignores-star|no-group, agent, source},
+"robotsTxt" (what the operator says of its use of robots.txt, or null) and "parser"
+{profile, basis: known|assumed|unknown, source} to each object.
 A URL that cannot be parsed prints an "error" line; the others are still evaluated and the
 exit code is 2. Exit code 0 otherwise, whatever the verdicts.
 `,
@@ -73,17 +87,18 @@ function runChecks(robots: RobotsTxt, inputs: string[], uas: string[], json: boo
       continue;
     }
     for (const ua of uas) {
-      const explanation = robots.explain(url, ua);
+      const explanation = explainAsCrawler(robots, url, ua);
       io.stdout.write(json ? `${JSON.stringify(jsonResult(input, url, ua, explanation))}\n` : `${textResult(robots, url, ua, explanation, showAgent)}\n`);
     }
   }
   return failed;
 }
 
-function textResult(robots: RobotsTxt, url: string, ua: string, e: Explanation, showAgent: boolean): string {
+function textResult(robots: RobotsTxt, url: string, ua: string, e: CrawlerExplanation, showAgent: boolean): string {
   const verdict = (e.allowed ? 'allowed' : 'disallowed').padEnd(VERDICT_WIDTH);
   const agent = showAgent ? `${ua}  ` : '';
-  return `${verdict}  ${agent}${url}  (${reasonText(robots, e)})`;
+  const notes = [followedGroupText(ua, e.followed), robotsTxtUseText(ua)].filter((n) => n !== null);
+  return `${verdict}  ${agent}${url}  (${[reasonText(robots, e), ...notes].join('; ')})`;
 }
 
 /** Why, in words: the deciding line and the group it stands in, or that nothing matched. */
@@ -111,7 +126,9 @@ function groupAgents(robots: RobotsTxt, e: Explanation, ruleLine: number | null)
   return [...new Set(values.length > 0 ? values : e.group.userAgents.map((u) => u.value))].join(', ');
 }
 
-function jsonResult(input: string, url: string, ua: string, e: Explanation) {
+function jsonResult(input: string, url: string, ua: string, e: CrawlerExplanation) {
+  const robotsTxt = findCrawlerRules(ua)?.robotsTxt ?? null;
+  const parser = parserOf(ua);
   return {
     input,
     url,
@@ -122,5 +139,8 @@ function jsonResult(input: string, url: string, ua: string, e: Explanation) {
     group: e.group,
     rule: e.rule,
     reason: e.reason,
+    followed: e.followed,
+    robotsTxt,
+    parser: { profile: parser.profile, basis: parser.basis, source: parser.source },
   };
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -138,3 +139,41 @@ describe('check --json', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ allowed: true, line: null, rule: null, group: { kind: 'global' } });
   });
 });
+
+describe('check answers as the named crawler does (crawler rules, docs/crawlers.md)', () => {
+  /** R-42's example: groups googlebot-news (line 1), * (line 4), googlebot (line 7). */
+  const SPEC_EXAMPLE = 'User-agent: googlebot-news\nDisallow: /news-only\n\nUser-agent: *\nDisallow: /star-only\n\nUser-agent: googlebot\nDisallow: /googlebot-only\n';
+  const SPECIAL = 'https://developers.google.com/crawling/docs/crawlers-fetchers/google-special-case-crawlers';
+  const APPLE = 'https://support.apple.com/en-us/119829';
+  it.each([
+    [
+      'R-42: Googlebot-Image follows the googlebot group, not *',
+      SPEC_EXAMPLE,
+      'Googlebot-Image',
+      'https://example.com/googlebot-only',
+      `disallowed  https://example.com/googlebot-only  (line 8: Disallow: /googlebot-only in group User-agent: googlebot; Googlebot-Image follows the googlebot group when none names Googlebot-Image (https://developers.google.com/crawling/docs/robots-txt/robots-txt-spec#order-of-precedence-for-user-agents))`,
+    ],
+    ['R-42: the * group does not hold Googlebot-Image', SPEC_EXAMPLE, 'Googlebot-Image', 'https://example.com/star-only', 'allowed     https://example.com/star-only  (no rule matched; group: googlebot; Googlebot-Image follows the googlebot group when none names Googlebot-Image (https://developers.google.com/crawling/docs/robots-txt/robots-txt-spec#order-of-precedence-for-user-agents))'],
+    ['R-42: Googlebot-News its own group', SPEC_EXAMPLE, 'Googlebot-News', 'https://example.com/news-only', 'disallowed  https://example.com/news-only  (line 2: Disallow: /news-only in group User-agent: googlebot-news)'],
+    ['R-42: Otherbot the * group', SPEC_EXAMPLE, 'Otherbot', 'https://example.com/star-only', 'disallowed  https://example.com/star-only  (line 5: Disallow: /star-only in group User-agent: *)'],
+    ['AdsBot-Google ignores * / Disallow: /', 'User-agent: *\nDisallow: /\n', 'AdsBot-Google', 'https://example.com/', `allowed     https://example.com/  (no rule matched; no group applies to AdsBot-Google; AdsBot-Google ignores the * group (${SPECIAL}))`],
+    ['Applebot follows the Googlebot group when none names Applebot', EXAMPLE_TEXT(), 'Applebot', 'https://example.com/private/page', `disallowed  https://example.com/private/page  (line 5: Disallow: /private/ in group User-agent: Googlebot; Applebot follows the googlebot group when none names Applebot (${APPLE}))`],
+    ['Applebot is not held by * then', EXAMPLE_TEXT(), 'Applebot', 'https://example.com/tmp/x', `allowed     https://example.com/tmp/x  (no rule matched; group: Googlebot; Applebot follows the googlebot group when none names Applebot (${APPLE}))`],
+    ['ChatGPT-User: its operator says robots.txt may not apply', 'User-agent: ChatGPT-User\nDisallow: /\n', 'ChatGPT-User', 'https://example.com/', 'disallowed  https://example.com/  (line 2: Disallow: / in group User-agent: ChatGPT-User; ChatGPT-User: its operator says robots.txt rules may not apply to the fetches it makes (https://platform.openai.com/docs/bots))'],
+  ])('%s', async (_name, body, ua, url, line) => {
+    const run = await runCli(['check', '--robots', '-', '--ua', ua, url], { stdin: body });
+    expect(run.stdout).toBe(`${line}\n`);
+  });
+
+  it('--json names the rule that applied, the robots.txt use and the parser, known apart from assumed', async () => {
+    const run = await runCli(['check', '--robots', '-', '--json', '--ua', 'AdsBot-Google', '--ua', 'CCBot', '--ua', 'Perplexity-User', 'https://example.com/'], { stdin: 'User-agent: *\nDisallow: /\n' });
+    const [ads, cc, pplx] = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(ads).toMatchObject({ allowed: true, group: { kind: 'none' }, followed: { rule: 'ignores-star', agent: null, source: SPECIAL }, robotsTxt: null, parser: { profile: 'google', basis: 'known' } });
+    expect(cc).toMatchObject({ allowed: false, followed: { rule: 'star', source: null }, robotsTxt: { value: 'honours' }, parser: { profile: 'crawler-commons', basis: 'assumed' } });
+    expect(pplx).toMatchObject({ allowed: false, robotsTxt: { value: 'ignores', source: 'https://docs.perplexity.ai/guides/bots' }, parser: { profile: 'unknown', basis: 'unknown', source: null } });
+  });
+});
+
+function EXAMPLE_TEXT(): string {
+  return fs.readFileSync(EXAMPLE, 'utf8');
+}
