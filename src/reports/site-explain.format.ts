@@ -69,6 +69,7 @@ export function decidingText(x: SiteExplanation): string {
 export function groupText(x: SiteExplanation): string | null {
   const g = x.verdict.group;
   if (g === null) return null;
+  if (g.kind === 'none' && x.followed?.rule === 'ignores-star') return `no group applies: allowed (no group names ${x.userAgent}, and ${x.crawlerRule})`;
   if (g.kind === 'none') return `no group matched: allowed (no group names ${x.followedAgent} and there is no * group, R-43)`;
   const lines = g.userAgents.map((u) => u.line);
   const written = `User-agent: ${[...new Set(g.userAgents.map((u) => u.value))].join(', ')} (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')})`;
@@ -80,7 +81,10 @@ export function formatExplanation(x: SiteExplanation): string {
   out.push(`  deciding line: ${decidingText(x)}`);
   const group = groupText(x);
   if (group !== null) out.push(`  group: ${group}`);
-  if (x.followedAgent.toLowerCase() !== x.userAgent.toLowerCase()) out.push(`  ${x.userAgent} follows the ${x.followedAgent} group: the file has none of its own (R-42)`);
+  if (x.followed?.rule === 'further-token') out.push(`  ${x.crawlerRule}: the file has no group of its own for it (R-42)`);
+  else if (x.followedAgent.toLowerCase() !== x.userAgent.toLowerCase()) out.push(`  ${x.userAgent} follows the ${x.followedAgent} group: the file has none of its own (R-42)`);
+  if (x.robotsTxtNote !== null) out.push(`  robots.txt use: ${x.robotsTxtNote}`);
+  if (x.parser.basis !== 'unknown' && x.parser.profile !== 'google') out.push(`  parser: ${x.parser.profile} (${x.parser.basis}, ${x.parser.source}); the verdict above is Google's parser's`);
   out.push(`  policy: ${x.state.policy} (${x.state.policyReason}): ${policyWhy(x.state)}`);
   return `${out.join('\n')}\n`;
 }
@@ -95,6 +99,9 @@ export function explanationJson(x: SiteExplanation) {
     path: x.path,
     userAgent: x.userAgent,
     followedAgent: x.followedAgent,
+    followed: x.followed,
+    robotsTxt: x.robotsTxt,
+    parser: { profile: x.parser.profile, basis: x.parser.basis, source: x.parser.source },
     allowed: x.verdict.allowed,
     decidedBy: x.verdict.decidedBy,
     rule: x.verdict.rule,

@@ -3,10 +3,14 @@
  * that policy applies: the site's latest night (site_state) says which policy holds and which
  * rule of the spec put it there (R-10..R-15, D-3, D-4); under a `rules` policy the rules body
  * (this night's, or the last good copy under the 30-day fallback) decides, through the engine's
- * explain, for the group the crawler follows (R-42), exactly as the nightly verdicts are
- * computed (src/services/policy-evaluator.ts).
+ * explain, for the group the crawler follows by its documented crawler rules (R-42, special-case
+ * crawlers, Applebot: src/robots/crawlers.ts), exactly as the nightly verdicts are computed
+ * (src/services/policy-evaluator.ts) and as `check` answers.
  */
-import { followedAgent } from '../robots/crawlers.js';
+import { explainAsCrawler, followedGroupText } from '../robots/crawlers.js';
+import type { FollowedGroup } from '../robots/crawlers.js';
+import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
+import type { CrawlerParser, RobotsTxtUse, SourcedFact } from '../crawlers/crawler-rules.js';
 import { getPathParamsQuery } from '../robots/match.js';
 import { isInScope } from '../robots/origin.js';
 import { parseRobotsTxt } from '../robots/parse.js';
@@ -57,6 +61,14 @@ export interface SiteExplanation {
   userAgent: string;
   /** The token whose group the crawler follows (R-42: Googlebot-Image follows googlebot when it has no group). */
   followedAgent: string;
+  /** The crawler rule that chose the group (null when the policy decides), and the rule in words with its source when it is a documented one. */
+  followed: FollowedGroup | null;
+  crawlerRule: string | null;
+  /** What the crawler's operator says of its use of robots.txt (null: undocumented), and that in words when it is not simply "honours". */
+  robotsTxt: SourcedFact<RobotsTxtUse> | null;
+  robotsTxtNote: string | null;
+  /** The parser it is known or assumed to use (`unknown`: nobody documents it); the verdict is Google's parser's. */
+  parser: CrawlerParser;
   state: SitePolicyState;
   verdict: ExplainVerdict;
 }
@@ -129,14 +141,16 @@ export async function explainSiteUrl(db: Queryable, site: SiteRef, url: string, 
       path: getPathParamsQuery(url),
       userAgent,
       followedAgent: userAgent,
+      followed: null,
+      crawlerRule: null,
+      ...crawlerFacts(userAgent),
       state,
       verdict: { allowed: state.policy === 'allow_all', decidedBy: 'policy', rule: null, group: null, engineReason: null },
     };
   }
   // A rules policy always names its body; were it missing, it reads as an empty file (as the nightly evaluator does).
   const robots = parseRobotsTxt(rules ?? new Uint8Array());
-  const followed = followedAgent(robots, userAgent);
-  const e = robots.explain(url, followed);
+  const e = explainAsCrawler(robots, url, userAgent);
   const merged = e.group.groupIndexes.map((i) => robots.groups[i]).filter((g) => g !== undefined);
   const holder = e.rule ? merged.find((g) => g.rules.some((r) => r.line === e.rule!.line)) : undefined;
   const userAgents = (holder ? [holder] : merged).flatMap((g) => g.userAgents.map((u) => ({ value: u.value, line: u.line })));
@@ -145,7 +159,10 @@ export async function explainSiteUrl(db: Queryable, site: SiteRef, url: string, 
     url,
     path: e.path,
     userAgent,
-    followedAgent: followed,
+    followedAgent: e.followed.agent ?? userAgent,
+    followed: e.followed,
+    crawlerRule: followedGroupText(userAgent, e.followed),
+    ...crawlerFacts(userAgent),
     state,
     verdict: {
       allowed: e.allowed,
@@ -155,4 +172,8 @@ export async function explainSiteUrl(db: Queryable, site: SiteRef, url: string, 
       engineReason: e.reason,
     },
   };
+}
+
+function crawlerFacts(userAgent: string): Pick<SiteExplanation, 'robotsTxt' | 'robotsTxtNote' | 'parser'> {
+  return { robotsTxt: findCrawlerRules(userAgent)?.robotsTxt ?? null, robotsTxtNote: robotsTxtUseText(userAgent), parser: parserOf(userAgent) };
 }

@@ -1,10 +1,11 @@
 /**
  * Verdicts under a night's effective policy: full allow, full disallow, or the rules of the body
  * the policy names (the night's own, or the last good one under D-3), for the group each crawler
- * follows (R-42, src/robots/crawlers.ts).
+ * follows by its documented crawler rules (R-42, special-case crawlers, Applebot:
+ * src/robots/crawlers.ts), as `check` and `explain` answer.
  */
 import type { PolicyKind } from '../policy/index.js';
-import { followedAgent, parseRobotsTxt } from '../robots/index.js';
+import { explainAsCrawler, parseRobotsTxt } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import type { FlipRule } from '../db/schema.js';
 
@@ -28,8 +29,8 @@ export function policyEvaluator(policy: PolicyKind, rules: Uint8Array | RobotsTx
   // A `rules` policy whose body is gone (never: bodies are kept while a night names them) reads as an empty file.
   const robots = rules === null ? parseRobotsTxt(new Uint8Array()) : rules instanceof Uint8Array ? parseRobotsTxt(rules) : rules;
   return (url, userAgent) => {
-    // As the crawler decides: a crawler with several product tokens follows its most specific group (R-42).
-    const e = robots.explain(url, followedAgent(robots, userAgent));
+    // As the crawler decides: its most specific group (R-42), or none when it ignores `*`.
+    const e = explainAsCrawler(robots, url, userAgent);
     return {
       allowed: e.allowed,
       rule: e.rule ? { line: e.rule.line, kind: e.rule.kind, value: e.rule.value, pattern: e.rule.pattern } : null,

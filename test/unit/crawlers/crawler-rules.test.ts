@@ -2,10 +2,11 @@
  * The shipped crawler rules (src/crawlers/crawler-rules.json, docs/crawlers.md): well-formed,
  * every fact sourced and dated, every crawler in the catalogue, known kept apart from assumed.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CRAWLER_RULES, CRAWLER_RULES_READ, PARSER_PROFILES, UNKNOWN_PARSER, findCrawler, findCrawlerRules, parserOf } from '../../../src/crawlers/index.js';
 import type { SourcedFact } from '../../../src/crawlers/index.js';
-import { isValidUserAgentToObey } from '../../../src/robots/index.js';
+import { ENGINE_VERSION, isValidUserAgentToObey } from '../../../src/robots/index.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const URL_RE = /^https:\/\/[^\s]+$/;
@@ -112,5 +113,14 @@ describe('what the operators document', () => {
     expect(findCrawlerRules('Some-New_Bot')).toBeNull();
     expect(parserOf('Some-New_Bot')).toBe(UNKNOWN_PARSER);
     expect(findCrawlerRules('adsbot-google')?.token).toBe('AdsBot-Google');
+  });
+});
+
+describe('the group facts and the engine version', () => {
+  it('a change to the facts that choose a group bumps ENGINE_VERSION (the nights re-evaluate every site once)', () => {
+    const facts = CRAWLER_RULES.map((e) => [e.token.toLowerCase(), e.furtherTokens?.value.map((t) => t.toLowerCase()) ?? [], e.starGroup?.value ?? 'reads']);
+    const digest = createHash('sha256').update(JSON.stringify(facts)).digest('hex').slice(0, 16);
+    // When this fails: bump ENGINE_VERSION (src/robots/engine-version.ts), then update both values here.
+    expect({ digest, ENGINE_VERSION }).toEqual({ digest: '396c425d7abe1028', ENGINE_VERSION: 2 });
   });
 });

@@ -78,6 +78,11 @@ function explanation(over: Partial<SiteExplanation['verdict']>, extra: Partial<S
     path: '/private/x',
     userAgent: 'GPTBot',
     followedAgent: 'GPTBot',
+    followed: { rule: 'own', agent: 'GPTBot', source: null },
+    crawlerRule: null,
+    robotsTxt: null,
+    robotsTxtNote: null,
+    parser: { profile: 'unknown', basis: 'unknown', source: null, read: '2026-11-24' },
     state: state({}),
     verdict: { allowed: false, decidedBy: 'rule', rule: null, group: null, engineReason: null, ...over },
     ...extra,
@@ -143,6 +148,47 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
         `  policy: disallow_all (R-13): robots.txt answers 5xx (503) on ${LATEST}, 1 failed night in a row: full disallow; after 30 days the last good copy applies (D-3)`,
       ],
     ],
+    [
+      'a crawler that ignores the * group: no group applies, with the source',
+      explanation(
+        { allowed: true, decidedBy: 'no_group', group: { kind: 'none', userAgents: [] } },
+        {
+          userAgent: 'AdsBot-Google',
+          followedAgent: 'AdsBot-Google',
+          followed: { rule: 'ignores-star', agent: null, source: 'https://developers.google.com/x' },
+          crawlerRule: 'AdsBot-Google ignores the * group (https://developers.google.com/x)',
+        },
+      ),
+      [
+        'https://example.com/private/x for AdsBot-Google: allowed',
+        '  deciding line: none',
+        '  group: no group applies: allowed (no group names AdsBot-Google, and AdsBot-Google ignores the * group (https://developers.google.com/x))',
+        POLICY_LINE,
+      ],
+    ],
+    [
+      'a documented further token (Applebot), a robots.txt use and an assumed parser are named',
+      explanation(
+        { allowed: true, decidedBy: 'no_rule', group: { kind: 'named', userAgents: [{ value: 'Googlebot', line: 1 }] } },
+        {
+          userAgent: 'Applebot',
+          followedAgent: 'googlebot',
+          followed: { rule: 'further-token', agent: 'googlebot', source: 'https://support.apple.com/en-us/119829' },
+          crawlerRule: 'Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)',
+          robotsTxtNote: 'Applebot: its operator says robots.txt rules may not apply to the fetches it makes (https://example.org)',
+          parser: { profile: 'crawler-commons', basis: 'assumed', source: 'https://example.org/p', read: '2026-11-24' },
+        },
+      ),
+      [
+        'https://example.com/private/x for Applebot: allowed',
+        '  deciding line: none: no rule of the group matches /private/x, so it is allowed',
+        '  group: User-agent: Googlebot (line 1)',
+        '  Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829): the file has no group of its own for it (R-42)',
+        '  robots.txt use: Applebot: its operator says robots.txt rules may not apply to the fetches it makes (https://example.org)',
+        "  parser: crawler-commons (assumed, https://example.org/p); the verdict above is Google's parser's",
+        POLICY_LINE,
+      ],
+    ],
   ])('%s', (_name, x, lines) => {
     expect(formatExplanation(x)).toBe(`${lines.join('\n')}\n`);
   });
@@ -155,6 +201,9 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
       path: '/private/x',
       userAgent: 'GPTBot',
       followedAgent: 'GPTBot',
+      followed: { rule: 'own', agent: 'GPTBot', source: null },
+      robotsTxt: null,
+      parser: { profile: 'unknown', basis: 'unknown', source: null },
       allowed: false,
       decidedBy: 'rule',
       rule: { line: 2, kind: 'disallow', value: '/p', pattern: '/p', viaIndexHtml: false },
