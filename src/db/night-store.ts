@@ -634,10 +634,15 @@ async function storeBodies(db: pg.PoolClient, nights: readonly SiteNight[]): Pro
   return ids;
 }
 
-/** Stores bodies' rules and root access (idempotent) and marks them indexed. */
+/**
+ * Stores bodies' rules and root access (idempotent) and marks them indexed. The access rows are
+ * replaced whole: a body marked for indexing again (migration 0017) may hold exceptions computed
+ * under older crawler rules. Callers run it in a transaction where the two must change together.
+ */
 export async function storeBodyIndexes(db: Queryable, bodies: readonly { id: number; index: BodyIndex }[]): Promise<void> {
   const rules = bodies.flatMap((b) => b.index.rules.map((r) => ({ bodyId: b.id, ...r })));
   const access = bodies.flatMap((b) => b.index.access.map((a) => ({ bodyId: b.id, ...a })));
+  await db.query({ name: 'body-index-access-clear', text: 'delete from body_agent_access where body_id = any($1::int[])', values: [col(bodies, (b) => b.id)] });
   for (let i = 0; i < rules.length; i += 5_000) {
     const chunk = rules.slice(i, i + 5_000);
     await db.query({

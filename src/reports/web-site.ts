@@ -7,8 +7,11 @@
 import type pg from 'pg';
 import { describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
-import { lintRobotsTxt } from '../robots/index.js';
-import type { Diagnostic } from '../robots/index.js';
+import { lintRobotsTxt, parseRobotsTxt } from '../robots/index.js';
+import type { Diagnostic, RobotsTxt } from '../robots/index.js';
+import { followedGroup, followedGroupText } from '../robots/crawlers.js';
+import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
+import type { FactBasis, ParserProfileName } from '../crawlers/crawler-rules.js';
 import { describeSites } from './web-overview.js';
 import type { OverviewRow } from './web-overview.js';
 import { bodyLines } from './web-paging.js';
@@ -60,8 +63,21 @@ export interface MatrixCell {
   since: Date;
 }
 
+/** What the crawler rules say of one agent of the matrix (docs/crawlers.md, "Crawler rules"). */
+export interface MatrixCrawler {
+  token: string;
+  /** The documented rule that chose its group in the rules body in force, with its source (R-42, Applebot, special-case crawlers); null when it follows its own group or `*`. */
+  groupRule: string | null;
+  /** What its operator says of its use of robots.txt, when it is not simply "honours". */
+  robotsTxtNote: string | null;
+  /** The parser it is known or assumed to use; the verdicts are Google's parser's. */
+  parser: { profile: ParserProfileName | 'unknown'; basis: FactBasis; source: string | null };
+}
+
 export interface VerdictMatrix {
   agents: string[];
+  /** One per agent, in the same order. */
+  crawlers: MatrixCrawler[];
   urls: { url: string; isRoot: boolean; cells: (MatrixCell | null)[] }[];
 }
 
@@ -177,7 +193,7 @@ export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: numb
     timeline,
     changes: list,
     version: chosen ? await loadVersion(pool, siteId, chosen) : null,
-    matrix: verdictMatrix(verdicts, bodies.rulesLines),
+    matrix: verdictMatrix(verdicts, bodies.rulesLines, bodies.rules),
     alerts: alerts.rows,
     file: bodies.file,
   };
@@ -225,8 +241,17 @@ async function loadVerdicts(pool: pg.Pool, siteId: number): Promise<VerdictRow[]
 }
 
 /** The verdicts in force, by URL and agent, each with the text of its deciding line in `rulesLines`. */
-function verdictMatrix(verdicts: VerdictRow[], lines: string[]): VerdictMatrix {
+function verdictMatrix(verdicts: VerdictRow[], lines: string[], rules: RobotsTxt | null): VerdictMatrix {
   const agents = [...new Set(verdicts.map((r) => r.token))].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+  const crawlers = agents.map((token): MatrixCrawler => {
+    const parser = parserOf(token);
+    return {
+      token,
+      groupRule: rules === null ? null : followedGroupText(token, followedGroup(rules, token, findCrawlerRules(token))),
+      robotsTxtNote: robotsTxtUseText(token),
+      parser: { profile: parser.profile, basis: parser.basis, source: parser.source },
+    };
+  });
   const byUrl = new Map<string, { url: string; isRoot: boolean; cells: (MatrixCell | null)[] }>();
   for (const r of verdicts) {
     let row = byUrl.get(r.url);
@@ -238,7 +263,7 @@ function verdictMatrix(verdicts: VerdictRow[], lines: string[]): VerdictMatrix {
       since: r.since,
     };
   }
-  return { agents, urls: [...byUrl.values()] };
+  return { agents, crawlers, urls: [...byUrl.values()] };
 }
 
 /**
@@ -246,7 +271,7 @@ function verdictMatrix(verdicts: VerdictRow[], lines: string[]): VerdictMatrix {
  * and the lines of the body whose rules apply (policy `rules`): the same file unless the 30-day
  * fallback applies an older copy. Each body is read and decoded once.
  */
-async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileView | null; rulesLines: string[] }> {
+async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileView | null; rulesLines: string[]; rules: RobotsTxt | null }> {
   const { rows } = await pool.query<{ content: Buffer | null; fetched_at: Date | null; decides: boolean; rules_content: Buffer | null }>(
     `select good.content, x.last_good_run_at as fetched_at,
             (x.policy = 'rules' and x.rules_body_id = x.last_good_body_id) as decides, rules.content as rules_content
@@ -257,7 +282,7 @@ async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileVi
     [siteId],
   );
   const row = rows[0];
-  if (!row) return { file: null, rulesLines: [] };
+  if (!row) return { file: null, rulesLines: [], rules: null };
   const lines = row.content ? bodyLines(row.content) : [];
   const file: FileView | null = row.content
     ? {
@@ -269,5 +294,7 @@ async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileVi
         decides: row.decides,
       }
     : null;
-  return { file, rulesLines: row.decides ? lines : row.rules_content ? bodyLines(row.rules_content) : [] };
+  // The body whose rules decide (policy `rules`), parsed to name the crawler rule each agent's group comes from.
+  const rulesBody = row.decides ? row.content : row.rules_content;
+  return { file, rulesLines: row.decides ? lines : row.rules_content ? bodyLines(row.rules_content) : [], rules: rulesBody ? parseRobotsTxt(rulesBody) : null };
 }

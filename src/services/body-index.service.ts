@@ -1,6 +1,7 @@
 /**
  * Indexing stored bodies (their rules, root access per crawler, Content-Signal lines: body-index.ts)
- * outside the nightly path: the bodies stored before migration 0006 (after `db migrate`), and the
+ * outside the nightly path: the bodies stored before migration 0006 or marked again by migration
+ * 0017 (after `db migrate`), and the
  * root access of the bodies in use when the crawler catalogue grows (`agents import`).
  */
 import type pg from 'pg';
@@ -19,10 +20,14 @@ export async function indexStoredBodies(pool: pg.Pool): Promise<number> {
   for (;;) {
     const { rows } = await pool.query<{ id: number; content: Buffer }>('select id, content from bodies where not indexed order by id limit $1', [INDEX_BATCH]);
     if (rows.length === 0) return done;
-    await storeBodyIndexes(
-      pool,
-      rows.map((b) => ({ id: b.id, index: indexBody(parseRobotsTxt(b.content), tokens) })),
-    );
+    // A body marked for indexing again (migration 0017: the crawler rules changed its root access)
+    // gets its access rows whole (storeBodyIndexes): the old exceptions go with the new ones in.
+    await inTransaction(pool, async (client) => {
+      await storeBodyIndexes(
+        client,
+        rows.map((b) => ({ id: b.id, index: indexBody(parseRobotsTxt(b.content), tokens) })),
+      );
+    });
     done += rows.length;
   }
 }

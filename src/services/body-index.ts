@@ -3,7 +3,7 @@
  * group's user-agent values), whether each catalogued crawler may fetch the root under it, and
  * its Content-Signal lines. Pure: computed once per distinct body, when it is first stored.
  */
-import { followedAgent } from '../robots/index.js';
+import { followedGroup } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 
 export interface BodyRuleRow {
@@ -45,11 +45,13 @@ export function indexBody(robots: RobotsTxt, catalogueTokens: readonly string[])
   const access: BodyAccessRow[] = [{ token: '*', ...star }];
   for (const token of new Set(catalogueTokens.map((t) => t.toLowerCase()))) {
     if (token === '*') continue;
-    // A crawler that no group names follows `*` (R-40): its answer is the `*` row. Only the few
-    // a file names are asked (a new body is indexed on the nightly path).
-    const agent = followedAgent(robots, token);
-    if (!robots.hasNamedGroup(agent)) continue;
-    const own = rootFor(agent);
+    // A crawler that follows `*` (R-40), or no group when there is none (R-43), answers as the
+    // `*` row. Only the few a file names, or whose crawler rules choose otherwise (a further
+    // token's group, R-42; no group when it ignores `*`), are asked (a new body is indexed on the
+    // nightly path).
+    const followed = followedGroup(robots, token);
+    if (followed.rule === 'star' || followed.rule === 'no-group') continue;
+    const own = followed.agent === null ? { allowed: true, ruleLine: null } : rootFor(followed.agent);
     if (own.allowed !== star.allowed || own.ruleLine !== star.ruleLine) access.push({ token, ...own });
   }
   const contentSignals = robots.records.filter((r) => r.key === 'content-signal').map((r) => r.value);

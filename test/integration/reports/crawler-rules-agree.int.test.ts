@@ -8,7 +8,9 @@
  *   adsbot  User-agent: * / Disallow: /      Google's special-case crawlers ignore *
  *   apple   a Googlebot group and a * group, no Applebot group: Applebot follows Googlebot
  */
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDashboard } from '../../../src/web/server.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
 import { addSites, replayNight, rows } from '../../helpers/nightly.js';
@@ -63,7 +65,12 @@ beforeAll(async () => {
   await replayNight(p, NIGHT, BODIES);
 }, 60_000);
 
-afterAll(async () => p?.close());
+afterAll(async () => {
+  await dashboard?.close();
+  await p?.close();
+});
+
+let dashboard: Awaited<ReturnType<typeof createDashboard>> | undefined;
 
 async function stored(name: SiteName, path: string, agent: string): Promise<{ allowed: boolean; rule_line: number | null }> {
   const found = await rows<{ allowed: boolean; rule_line: number | null }>(p, 'select allowed, rule_line from verdict_latest where origin = $1 and url = $2 and lower(token) = lower($3)', [
@@ -120,5 +127,32 @@ describe('check, explain and the nightly verdicts give the documented answers, a
     expect(ads.stdout).toContain('AdsBot-Google ignores the * group (https://developers.google.com/crawling/docs/crawlers-fetchers/google-special-case-crawlers)');
     const apple = await p.cli(['explain', p.origin('apple'), '/private/x', '--ua', 'Applebot']);
     expect(apple.stdout).toContain('Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)');
+  });
+});
+
+describe("the dashboard's site page names the crawler rule behind each agent's verdicts, and its parser known apart from assumed", () => {
+  async function sitePageHtml(name: SiteName): Promise<string> {
+    if (!dashboard) {
+      dashboard = await createDashboard({ pool: p.db.pool, token: null, databaseName: 'test' });
+      await dashboard.listen({ host: '127.0.0.1', port: 0 });
+    }
+    const port = (dashboard.server.address() as AddressInfo).port;
+    const res = await fetch(`http://127.0.0.1:${port}/site?origin=${encodeURIComponent(p.origin(name))}`);
+    expect(res.status).toBe(200);
+    return res.text();
+  }
+  const verdicts = (html: string) => html.slice(html.indexOf('<section id="verdicts">'), html.indexOf('</section>', html.indexOf('<section id="verdicts">')));
+
+  it('AdsBot-Google: ignores the * group, with the source; Google parser, known', async () => {
+    const html = verdicts(await sitePageHtml('adsbot'));
+    expect(html).toContain('<li>AdsBot-Google ignores the * group (https://developers.google.com/crawling/docs/crawlers-fetchers/google-special-case-crawlers)</li>');
+    expect(html).toMatch(/AdsBot-Google<br><span class="parser muted" title="[^"]+">google parser, known<\/span>/);
+    expect(html).toMatch(/CCBot<br><span class="parser muted" title="[^"]+">crawler-commons parser, assumed<\/span>/);
+    expect(html).toMatch(/GPTBot<br><span class="parser muted" title="no operator documents its parser">parser unknown<\/span>/);
+    expect(html).toContain('ChatGPT-User: its operator says robots.txt rules may not apply to the fetches it makes (https://platform.openai.com/docs/bots)');
+  });
+
+  it('Applebot: follows the Googlebot group, with the source', async () => {
+    expect(verdicts(await sitePageHtml('apple'))).toContain('<li>Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)</li>');
   });
 });

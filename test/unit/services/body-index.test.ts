@@ -1,10 +1,11 @@
 /**
- * indexBody asks only the crawlers a file names: every other crawler follows `*` (R-40). Checked
- * against asking every catalogued crawler, on every robots file of the corpus sample.
+ * indexBody asks only the crawlers a file names or whose crawler rules choose another group:
+ * every other crawler follows `*` (R-40). Checked against asking every catalogued crawler as it
+ * decides (explainAsCrawler), on every robots file of the corpus sample.
  */
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../../src/crawlers/index.js';
-import { followedAgent, parseRobotsTxt } from '../../../src/robots/index.js';
+import { explainAsCrawler, parseRobotsTxt } from '../../../src/robots/index.js';
 import { indexBody } from '../../../src/services/body-index.js';
 import { loadRobotsSample } from '../../helpers/corpus.js';
 
@@ -15,13 +16,13 @@ const TOKENS = catalogue().map((e) => e.token);
 function askEveryCrawler(body: Buffer): { token: string; allowed: boolean; ruleLine: number | null }[] {
   const robots = parseRobotsTxt(body);
   const ask = (agent: string) => {
-    const e = robots.explain(ROOT, agent);
+    const e = explainAsCrawler(robots, ROOT, agent);
     return { allowed: e.allowed, ruleLine: e.rule?.line ?? null };
   };
   const star = ask('*');
   const rows = [{ token: '*', ...star }];
   for (const token of new Set(TOKENS.map((t) => t.toLowerCase()))) {
-    const own = ask(followedAgent(robots, token));
+    const own = ask(token);
     if (own.allowed !== star.allowed || own.ruleLine !== star.ruleLine) rows.push({ token, ...own });
   }
   return rows;
@@ -45,17 +46,39 @@ describe('indexBody: root access per crawler', () => {
   it.each([
     ['no group: everyone allowed, one row', 'Sitemap: https://a.example/s.xml\n', [{ token: '*', allowed: true, ruleLine: null }]],
     [
-      'GPTBot named, Googlebot-Image follows googlebot (R-42)',
+      'GPTBot named, Googlebot-Image and Applebot follow googlebot (R-42, Apple)',
       'User-agent: *\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n\nUser-agent: googlebot\nDisallow: /\n',
       [
         { token: '*', allowed: true, ruleLine: 2 },
         { token: 'gptbot', allowed: false, ruleLine: 5 },
         { token: 'googlebot', allowed: false, ruleLine: 8 },
         { token: 'googlebot-image', allowed: false, ruleLine: 8 },
+        // It ignores `*`: allowed as * is, but by no rule.
+        { token: 'adsbot-google', allowed: true, ruleLine: null },
+        { token: 'applebot', allowed: false, ruleLine: 8 },
+      ],
+    ],
+    [
+      "AdsBot-Google ignores * (Google's special-case crawlers): allowed where * is not",
+      'User-agent: *\nDisallow: /\n',
+      [
+        { token: '*', allowed: false, ruleLine: 2 },
+        { token: 'adsbot-google', allowed: true, ruleLine: null },
+      ],
+    ],
+    [
+      'Applebot follows the Googlebot group when none names Applebot',
+      'User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nAllow: /\n',
+      [
+        { token: '*', allowed: false, ruleLine: 2 },
+        { token: 'googlebot', allowed: true, ruleLine: 5 },
+        { token: 'googlebot-image', allowed: true, ruleLine: 5 },
+        { token: 'adsbot-google', allowed: true, ruleLine: null },
+        { token: 'applebot', allowed: true, ruleLine: 5 },
       ],
     ],
   ])('%s', (_name, text, expected) => {
-    const { access } = indexBody(parseRobotsTxt(text), ['GPTBot', 'googlebot', 'Googlebot-Image', 'CCBot']);
+    const { access } = indexBody(parseRobotsTxt(text), ['GPTBot', 'googlebot', 'Googlebot-Image', 'CCBot', 'AdsBot-Google', 'Applebot']);
     expect(access).toEqual(expected);
   });
 });
