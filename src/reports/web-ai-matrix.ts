@@ -12,6 +12,8 @@ import type { AiCrawler } from './report-ai-access.js';
 import { sitesBlocking } from './report-ai-access.js';
 import { FILTER, normalizeSearch } from './web-overview.js';
 import { AI_CATEGORIES } from '../crawlers/categories.js';
+import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
+import type { FactBasis, ParserProfileName } from '../crawlers/crawler-rules.js';
 
 export { AI_CATEGORIES };
 import type { AiCategory } from '../crawlers/categories.js';
@@ -44,10 +46,20 @@ export interface AiCell {
   since: Date | null;
 }
 
+/** What the crawler rules say of a column's crawler (docs/crawlers.md, "Crawler rules"). */
+export interface AiColumnRules {
+  /** The parser it is known or assumed to use; the cells are Google's parser's answers. */
+  parser: { profile: ParserProfileName | 'unknown'; basis: FactBasis; source: string | null };
+  /** Its documented rules in words, with their sources: the groups it also follows, `*` ignored, robots.txt not applied. */
+  notes: string[];
+}
+
 export interface AiMatrix {
   /** Every AI crawler of the catalogue, the default agents first: the page's picker. */
   catalogue: AiColumn[];
   columns: AiColumn[];
+  /** One per column, in the same order. */
+  columnRules: AiColumnRules[];
   /** The crawler of `blocks`, as the catalogue spells it. */
   blocks: AiColumn | null;
   sites: { siteId: number; origin: string; policy: string | null; policyReason: string | null; cells: (AiCell | null)[] }[];
@@ -121,6 +133,7 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
   return {
     catalogue,
     columns,
+    columnRules: columns.map(columnRules),
     blocks,
     matching,
     sites: page.rows.map((r) => {
@@ -190,4 +203,16 @@ async function accessSince(pool: pg.Pool, sites: readonly AccessRow[], tokens: r
     }
   }
   return out;
+}
+
+/** A column's crawler rules: its parser, and its documented rules in words with their sources. */
+function columnRules(c: AiColumn): AiColumnRules {
+  const rules = findCrawlerRules(c.token);
+  const parser = parserOf(c.token);
+  const notes: string[] = [];
+  if (rules?.furtherTokens) notes.push(`${rules.token} follows the ${rules.furtherTokens.value.join(', then ')} group when none names ${rules.token} (${rules.furtherTokens.source})`);
+  if (rules?.starGroup?.value === 'ignores') notes.push(`${rules.token} ignores the * group (${rules.starGroup.source})`);
+  const use = robotsTxtUseText(c.token);
+  if (use !== null) notes.push(use);
+  return { parser: { profile: parser.profile, basis: parser.basis, source: parser.source }, notes };
 }

@@ -130,17 +130,19 @@ describe('check, explain and the nightly verdicts give the documented answers, a
   });
 });
 
-describe("the dashboard's site page names the crawler rule behind each agent's verdicts, and its parser known apart from assumed", () => {
-  async function sitePageHtml(name: SiteName): Promise<string> {
-    if (!dashboard) {
-      dashboard = await createDashboard({ pool: p.db.pool, token: null, databaseName: 'test' });
-      await dashboard.listen({ host: '127.0.0.1', port: 0 });
-    }
-    const port = (dashboard.server.address() as AddressInfo).port;
-    const res = await fetch(`http://127.0.0.1:${port}/site?origin=${encodeURIComponent(p.origin(name))}`);
-    expect(res.status).toBe(200);
-    return res.text();
+async function dashboardPage(path: string): Promise<string> {
+  if (!dashboard) {
+    dashboard = await createDashboard({ pool: p.db.pool, token: null, databaseName: 'test' });
+    await dashboard.listen({ host: '127.0.0.1', port: 0 });
   }
+  const port = (dashboard.server.address() as AddressInfo).port;
+  const res = await fetch(`http://127.0.0.1:${port}${path}`);
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+describe("the dashboard's site page names the crawler rule behind each agent's verdicts, and its parser known apart from assumed", () => {
+  const sitePageHtml = (name: SiteName) => dashboardPage(`/site?origin=${encodeURIComponent(p.origin(name))}`);
   const verdicts = (html: string) => html.slice(html.indexOf('<section id="verdicts">'), html.indexOf('</section>', html.indexOf('<section id="verdicts">')));
 
   it('AdsBot-Google: ignores the * group, with the source; Google parser, known', async () => {
@@ -154,5 +156,15 @@ describe("the dashboard's site page names the crawler rule behind each agent's v
 
   it('Applebot: follows the Googlebot group, with the source', async () => {
     expect(verdicts(await sitePageHtml('apple'))).toContain('<li>Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)</li>');
+  });
+});
+
+describe("the dashboard's AI access page shows each crawler's parser known apart from assumed, and its documented rules", () => {
+  it('CCBot assumed, GPTBot unknown, ChatGPT-User: robots.txt may not apply, GoogleOther-Image: the GoogleOther group', async () => {
+    const html = await dashboardPage('/ai?crawler=CCBot&crawler=GPTBot&crawler=ChatGPT-User&crawler=GoogleOther-Image');
+    expect(html).toMatch(/CCBot<br><span class="parser muted" title="https:\/\/commoncrawl.org\/faq">crawler-commons parser, assumed<\/span>/);
+    expect(html).toMatch(/GPTBot<br><span class="parser muted" title="no operator documents its parser">parser unknown<\/span>/);
+    expect(html).toContain('<li>ChatGPT-User: its operator says robots.txt rules may not apply to the fetches it makes (https://platform.openai.com/docs/bots)</li>');
+    expect(html).toContain('<li>GoogleOther-Image follows the GoogleOther group when none names GoogleOther-Image (https://developers.google.com/crawling/docs/crawlers-fetchers/google-common-crawlers)</li>');
   });
 });
