@@ -1,14 +1,14 @@
 /**
  * What each crawler gains and loses between two versions of a robots.txt: the rules of the
  * group it follows in each version (R-40..R-43; a crawler with several product tokens follows
- * its most specific one, R-42), compared as a set of (kind, normalised pattern) as
+ * its most specific one, R-42; one that ignores `*` none: its crawler rules, crawlers.ts), compared as a set of (kind, normalised pattern) as
  * `diffRobotsTxt` compares a group's rules (T49; a rule with no path counts for nothing, R-50).
  *
  * `diffRobotsTxt` says what changed per group ("a GPTBot group appeared with Disallow: /");
  * this says what that means per crawler: GPTBot gains `Disallow: /` and loses the `*` rules it
  * followed until then. Pure: no I/O.
  */
-import { followedAgent } from './crawlers.js';
+import { followedGroup } from './crawlers.js';
 import { keyedRules, rulesMissingFrom } from './diff.js';
 import type { RuleRef } from './diff.js';
 import type { RobotsTxt } from './parse.js';
@@ -42,7 +42,9 @@ const NO_GROUP: FollowedGroup = { kind: 'none', token: null, userAgents: [] };
 
 function followed(robots: RobotsTxt | null, crawler: string): { group: FollowedGroup; rules: Map<string, Rule> } {
   if (robots === null) return { group: NO_GROUP, rules: new Map() };
-  const token = crawler === GLOBAL_AGENT ? GLOBAL_AGENT : followedAgent(robots, crawler);
+  // Its crawler rules choose the group (R-42 and the like); one that ignores `*` follows no group when none names it.
+  const token = crawler === GLOBAL_AGENT ? GLOBAL_AGENT : followedGroup(robots, crawler).agent;
+  if (token === null) return { group: NO_GROUP, rules: new Map() };
   const sel = robots.select(token);
   if (sel === null) return { group: NO_GROUP, rules: new Map() };
   return {

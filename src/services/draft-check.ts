@@ -18,7 +18,7 @@ import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import { lintRobotsTxt } from '../robots/lint.js';
 import { parseRobotsTxt } from '../robots/parse.js';
 import type { RobotsTxt, SelectedGroup } from '../robots/parse.js';
-import { followedAgent } from '../robots/crawlers.js';
+import { followedGroup } from '../robots/crawlers.js';
 import { openedStarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { Diagnostic } from '../robots/types.js';
@@ -182,9 +182,12 @@ function evaluatedPairs(targets: readonly DraftTarget[], rootCrawlers: readonly 
  */
 function perGroup(evaluate: PolicyEvaluator, robots: RobotsTxt | null): PolicyEvaluator {
   if (robots === null) return evaluate;
-  const byGroup = new Map<SelectedGroup | null, Map<string, PolicyVerdict>>();
+  const byGroup = new Map<SelectedGroup | null | 'ignores-star' | 'no-group', Map<string, PolicyVerdict>>();
   return (url, agent) => {
-    const group = robots.select(followedAgent(robots, agent));
+    // The group its crawler rules choose; a crawler that follows none is keyed by why (it
+    // ignores `*`, or there is no `*` group), never with the crawlers that follow `*`.
+    const followed = followedGroup(robots, agent);
+    const group = followed.agent === null ? (followed.rule as 'ignores-star' | 'no-group') : robots.select(followed.agent);
     let verdicts = byGroup.get(group);
     if (!verdicts) byGroup.set(group, (verdicts = new Map()));
     let verdict = verdicts.get(url);

@@ -118,6 +118,17 @@ describe('what the draft is read as', () => {
     expect(report.flips.map((f) => [f.crawler, f.ruleAfter?.line])).toEqual([['Googlebot-Image', 7]]);
   });
 
+  it("special-case crawlers ignore *: Disallow: / for * flips Googlebot, not AdsBot-Google, whichever is asked first", () => {
+    const adsbot: DraftAgent = { token: 'AdsBot-Google', family: 'search', category: 'search' };
+    for (const agents of [
+      [adsbot, GOOGLEBOT],
+      [GOOGLEBOT, adsbot],
+    ]) {
+      const report = checkDraft(input('User-agent: *\nDisallow: /\n', { targets: [{ url: `${ORIGIN}/products/blue-widget`, isRoot: false, agents }] }));
+      expect(report.flips.map((f) => f.crawler)).toEqual(['Googlebot']);
+    }
+  });
+
   it('R-40, T26: a group of its own opens to GPTBot the paths * keeps closed (star_rules_bypassed, warning)', () => {
     const report = checkDraft(input(`${SHOP}\nUser-agent: GPTBot\nDisallow: /private/\n`));
     expect(report.starGapsOpened.map((g) => [g.tokens, g.path])).toEqual([
