@@ -154,6 +154,14 @@ describe("the dashboard's site page names the crawler rule behind each agent's v
     expect(html).toContain('ChatGPT-User: its operator says robots.txt rules may not apply to the fetches it makes (https://platform.openai.com/docs/bots)');
   });
 
+  it('"Check a URL" answers as explain does, naming the crawler rule and the parser', async () => {
+    const html = await dashboardPage(`/site?origin=${encodeURIComponent(p.origin('adsbot'))}&url=%2Fpage&ua=AdsBot-Google`);
+    const answer = html.slice(html.indexOf('<div class="answer'), html.indexOf('</div>', html.indexOf('<div class="answer')));
+    expect(answer).toContain('class="answer allow"');
+    expect(answer).toContain('<dt>Crawler rule</dt><dd>AdsBot-Google ignores the * group (https://developers.google.com/crawling/docs/crawlers-fetchers/google-special-case-crawlers)</dd>');
+    expect(answer).toMatch(/<dt>Parser<\/dt><dd>google \(known, https:\/\/developers.google.com\/search\/blog\/2019\/07\/repp-oss\)/);
+  });
+
   it('Applebot: follows the Googlebot group, with the source', async () => {
     expect(verdicts(await sitePageHtml('apple'))).toContain('<li>Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)</li>');
   });
