@@ -97,7 +97,11 @@ export function explainAsCrawler(robots: RobotsTxt, url: string, userAgent: stri
 
 /** The rule that chose a crawler's group, in words with its source; null when it is the plain one (own group, `*`, R-43). */
 export function followedGroupText(userAgent: string, followed: FollowedGroup): string | null {
-  if (followed.rule === 'further-token') return `${userAgent} follows the ${followed.agent} group when none names ${userAgent} (${followed.source})`;
+  if (followed.rule === 'further-token') {
+    // The token as its operator spells it (Googlebot), not as it is compared (googlebot).
+    const spelt = findCrawlerRules(userAgent)?.furtherTokens?.value.find((t) => t.toLowerCase() === followed.agent) ?? followed.agent;
+    return `${userAgent} follows the ${spelt} group when none names ${userAgent} (${followed.source})`;
+  }
   if (followed.rule === 'ignores-star') return `${userAgent} ignores the * group (${followed.source})`;
   return null;
 }

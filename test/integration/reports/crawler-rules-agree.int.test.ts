@@ -126,7 +126,7 @@ describe('check, explain and the nightly verdicts give the documented answers, a
     const ads = await p.cli(['explain', p.origin('adsbot'), '/page', '--ua', 'AdsBot-Google']);
     expect(ads.stdout).toContain('AdsBot-Google ignores the * group (https://developers.google.com/crawling/docs/crawlers-fetchers/google-special-case-crawlers)');
     const apple = await p.cli(['explain', p.origin('apple'), '/private/x', '--ua', 'Applebot']);
-    expect(apple.stdout).toContain('Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)');
+    expect(apple.stdout).toContain('Applebot follows the Googlebot group when none names Applebot (https://support.apple.com/en-us/119829)');
   });
 });
 
@@ -163,7 +163,7 @@ describe("the dashboard's site page names the crawler rule behind each agent's v
   });
 
   it('Applebot: follows the Googlebot group, with the source', async () => {
-    expect(verdicts(await sitePageHtml('apple'))).toContain('<li>Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)</li>');
+    expect(verdicts(await sitePageHtml('apple'))).toContain('<li>Applebot follows the Googlebot group when none names Applebot (https://support.apple.com/en-us/119829)</li>');
   });
 });
 

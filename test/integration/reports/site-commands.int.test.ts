@@ -454,7 +454,7 @@ describe('explain: the verdict under the current policy, and why the policy appl
   });
 
   it.each<[string, string, string]>([
-    ['R-42 in words, with its source', 'images', 'Googlebot-Image follows the googlebot group when none names Googlebot-Image (https://developers.google.com/crawling/docs/robots-txt/robots-txt-spec#order-of-precedence-for-user-agents): the file has no group of its own for it (R-42)'],
+    ['R-42 in words, with its source', 'images', 'Googlebot-Image follows the Googlebot group when none names Googlebot-Image (https://developers.google.com/crawling/docs/robots-txt/robots-txt-spec#order-of-precedence-for-user-agents): the file has no group of its own for it (R-42)'],
     ['full disallow in words', 'flaky', 'deciding line: none: the policy decides (full disallow), no rule is read'],
     ['a 5xx streak in words', 'flaky', 'robots.txt answers 5xx (503) since 2026-03-06 03:00Z, latest 2026-04-03 03:00Z'],
     ['a 4xx in words', 'gone', 'policy: allow_all (R-12): robots.txt answers 404 since 2026-03-02 03:00Z'],

@@ -55,7 +55,7 @@ describe('explainAsCrawler: the verdict as the named crawler decides', () => {
     expect(ads).toMatchObject({ rule: null, line: null, group: { kind: 'none' } });
     expect(ads.reason).toMatch(/ignores the "\*" group/);
     const apple = explainAsCrawler(parseRobotsTxt(GOOGLEBOT_ONLY), 'https://example.com/', 'Applebot');
-    expect(followedGroupText('Applebot', apple.followed)).toBe('Applebot follows the googlebot group when none names Applebot (https://support.apple.com/en-us/119829)');
+    expect(followedGroupText('Applebot', apple.followed)).toBe('Applebot follows the Googlebot group when none names Applebot (https://support.apple.com/en-us/119829)');
     expect(followedGroupText('Googlebot', explainAsCrawler(parseRobotsTxt(GOOGLEBOT_ONLY), 'https://example.com/', 'Googlebot').followed)).toBeNull();
   });
   it('rules passed in replace the shipped ones (the function is pure)', () => {
