@@ -257,7 +257,9 @@ describe('the first screen answers the questions people come with', () => {
 
   it('AI access: the default agents first, blocked and allowed in words, since which night; a picker for the rest', async () => {
     const { page } = await visit('/ai');
-    const headings = await page.locator('table.ai thead th').allTextContents();
+    // A crawler's head is its token, then its parser (known, assumed or unknown) on a line of its own.
+    const tokensOf = () => page.locator('table.ai thead th').evaluateAll((ths) => ths.map((th) => th.firstChild?.textContent ?? ''));
+    const headings = await tokensOf();
     expect(headings[0]).toBe('Site');
     expect(headings.length).toBeLessThan(12);
     expect(headings).toContain('GPTBot');
@@ -272,7 +274,8 @@ describe('the first screen answers the questions people come with', () => {
     const token = (await other.innerText()).trim();
     await other.locator('input').check();
     await page.locator('form.filters button[type=submit]').click();
-    await expect.poll(() => page.locator('table.ai thead th').allTextContents()).toEqual(['Site', token]);
+    await expect.poll(tokensOf).toEqual(['Site', token]);
+    expect(await page.locator('table.ai thead th .parser').innerText()).toMatch(/^(parser unknown|[a-z-]+ parser, (known|assumed))$/);
     await page.close();
   });
 
