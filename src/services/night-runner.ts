@@ -19,7 +19,8 @@ import type { HostLock } from '../queues/host-lock.js';
 import type { FailedAttemptRow, RunClock, SiteContext } from '../db/night-store.js';
 import { loadBody, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
 import { isTransientDbError } from '../db/db-errors.js';
-import { answerOf, computeSiteNight } from './site-night.js';
+import { answerOf, computeSiteNight, storedFullSize } from './site-night.js';
+import { MAX_ERROR_MESSAGE_CHARS, clampInt4, clampText } from '../db/column-limits.js';
 import type { NightLoaders, PreviousNight, SiteNight } from './site-night.js';
 import type { NightWriter } from './night-writer.js';
 import { StaleNightError } from './night-writer.js';
@@ -265,14 +266,14 @@ function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: F
     runId,
     attempt,
     startedAt: r.startedAt,
-    durationMs: r.durationMs,
+    durationMs: clampInt4(r.durationMs)!,
     response: answer.ref,
     newResponse: answer.newRow,
-    fullSize: r.fullSize !== null && r.fullSize !== r.bodyBytes ? r.fullSize : null,
+    fullSize: storedFullSize(r),
     outcome: r.outcome,
     status: r.status,
     errorCode: r.errorCode,
-    errorMessage: r.errorMessage,
+    errorMessage: clampText(r.errorMessage, MAX_ERROR_MESSAGE_CHARS),
   };
 }
 
