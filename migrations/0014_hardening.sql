@@ -2,6 +2,8 @@
 -- every rule row of body_rules (a group of 15,000 user-agent lines over 27,000 rules made
 -- 405 million array elements). Existing rows carry over: each group that has rules gets its row
 -- from its first rule's copy. current_rules keeps its columns, now joined from body_groups.
+-- A night that cannot be stored is recorded with the outcome night_failed (appended last).
+ALTER TYPE "public"."fetch_outcome" ADD VALUE 'night_failed';--> statement-breakpoint
 DROP VIEW "public"."current_rules";--> statement-breakpoint
 CREATE TABLE "body_groups" (
 	"body_id" integer NOT NULL,

@@ -272,7 +272,7 @@ export async function loadReplayContext(
      from (
        (select 'previous' as which, * from before order by run_at desc, run_id desc limit 1)
        union all (select 'good', * from before where outcome = 'ok' order by run_at desc, run_id desc limit 1)
-       union all (select 'reachable', * from before where outcome not in ('server_error', 'network_error') order by run_at desc, run_id desc limit 1)
+       union all (select 'reachable', * from before where outcome not in ('server_error', 'network_error', 'night_failed') order by run_at desc, run_id desc limit 1)
        union all (select 'next', * from snapshots where site_id = $1 and (run_at, run_id) > ($2, $3) order by run_at, run_id limit 1)
      ) w (which, run_at, fetched_at, unreachable_since, site_id, run_id, duration_ms, body_id, response_id, rules_run_id)
      join snapshots n on n.site_id = $1 and n.run_at = w.run_at and n.run_id = w.run_id

@@ -192,9 +192,16 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
       const parsed = fetchSitePayload.safeParse(job.data);
       if (!parsed.success) return;
       const { runId, siteId } = parsed.data;
-      rt.log.error({ queue: 'site', job: job.id, runId, siteId, err }, 'site failed for good; its run goes on without it');
-      void rt.lifecycle
-        .markSiteFailed(runId, siteId, err.message)
+      rt.log.error({ queue: 'site', job: job.id, runId, siteId, err }, 'site failed for good; its night is recorded as night_failed');
+      // Its night is recorded as failed (listed, alerted, counted done); if even that cannot be
+      // stored, the site is counted failed so that the run still ends.
+      void rt.nights
+        .storeFailedNight(runId, siteId, err.message)
+        .catch((e: unknown) => {
+          rt.log.error({ queue: 'site', runId, siteId, err: e }, 'could not record the failed night; counting the site as failed');
+          return false;
+        })
+        .then((recorded) => (recorded ? undefined : rt.lifecycle.markSiteFailed(runId, siteId, err.message)))
         .then(() => finishRunIfComplete(rt, runId))
         // Postgres away too: the reconcile loop finds the failed job and counts it later.
         .catch((e: unknown) => rt.log.warn({ runId, siteId, err: e }, 'could not count a failed site yet'));

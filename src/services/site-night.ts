@@ -293,8 +293,12 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
   const policy = effectivePolicy<number>({
     outcome: result.outcome,
     now: runAt,
-    unreachableSince: previous && isUnreachable(previous.outcome) ? previous.unreachableSince : null,
+    unreachableSince: previous && (isUnreachable(previous.outcome) || previous.outcome === 'night_failed') ? previous.unreachableSince : null,
     lastReachable: previous?.lastReachable ? { snapshotId: previous.lastReachable.runId, outcome: previous.lastReachable.outcome } : null,
+    // night_failed: the previous night's policy stands, with the rules it applied.
+    previous: previous
+      ? { kind: previous.policy, reason: previous.policyReason, rulesFrom: previous.rulesRunId === null ? null : { snapshotId: previous.rulesRunId } }
+      : null,
   });
 
   // The body, hashed and parsed once, and only when it is not the one the site served last.
@@ -473,7 +477,9 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     errorMessage: clampText(result.errorMessage, MAX_ERROR_MESSAGE_CHARS),
   };
 
-  const reached = !isUnreachable(result.outcome);
+  // A failed night did not reach the site either: it counts as a failed night, and the last
+  // night that reached the site stays the one before.
+  const reached = !isUnreachable(result.outcome) && result.outcome !== 'night_failed';
   const state: StateRow | null = input.nextNight
     ? null
     : {

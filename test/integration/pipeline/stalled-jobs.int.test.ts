@@ -2,7 +2,8 @@
  * Issue 17, item 1: a job whose process dies under it is isolated after the first time. A batch
  * that stalls once fails at once (BATCH_MAX_STALLS = 0) and each of its sites goes on in a site
  * job of its own, so a site that kills its worker never takes its batch-mates with it; a site job
- * that stalls past SITE_MAX_STALLS counts as failed for its run, which then ends.
+ * that stalls past SITE_MAX_STALLS fails for good: its night is recorded as `night_failed`
+ * (item 4: listed by `report failing`, alerted), and its run ends.
  *
  * "Dies" is SIGKILL of a real `robots-audit worker` while the job runs (a hanging site keeps it
  * running), as an out-of-memory kill would.
@@ -56,7 +57,7 @@ async function killWorkerDuringKillerFetch(): Promise<void> {
 }
 
 describe('a job whose process dies', () => {
-  it('a batch fails at its first stall; its sites go on one by one, the mates are stored, the killer counts as failed', async () => {
+  it('a batch fails at its first stall; its sites go on one by one, the mates are stored, the killer gets a failed night', async () => {
     const started = await p.cli(['audit', '--at', '2026-11-01T03:00:00.000Z']);
     expect(started.code, started.stderr).toBe(0);
     const runId = Number(/^run (\d+) /.exec(started.stdout)?.[1]);
@@ -73,10 +74,21 @@ describe('a job whose process dies', () => {
 
     const [batch] = await p.rt.queues.fetch.getJobs(['failed']);
     expect(batch?.failedReason).toMatch(/stalled/);
-    const stored = await rows<{ site_id: number }>(p, 'select site_id from snapshots where run_id = $1 order by site_id', [runId]);
-    expect(stored.map((s) => s.site_id)).toEqual(MATES.map((m) => siteIds[m]));
-    const run = (await p.rt.repos.runs.getRun(runId))!;
-    expect(Object.keys(run.counts.failed ?? {})).toEqual([String(siteIds.killer)]);
+    const stored = await rows<{ site_id: number; outcome: string; error_code: string | null }>(
+      p,
+      'select site_id, outcome::text, error_code from snapshots where run_id = $1 order by site_id',
+      [runId],
+    );
+    // Item 4: the killer's night is recorded as failed; the mates' nights are stored as usual.
+    expect(stored).toEqual([
+      { site_id: siteIds.killer, outcome: 'night_failed', error_code: 'NIGHT_FAILED' },
+      ...MATES.map((m) => ({ site_id: siteIds[m], outcome: 'ok', error_code: null })),
+    ]);
+    const alerts = await rows<{ kind: string; severity: string }>(p, 'select kind, severity::text from alerts where run_id = $1 and site_id = $2', [runId, siteIds.killer]);
+    expect(alerts).toEqual([{ kind: 'night_failed', severity: 'critical' }]);
+    const failing = await p.cli(['report', 'failing', '--format', 'csv']);
+    expect(failing.stdout).toMatch(/killer\.test.*night_failed/);
+    expect(failing.stdout).not.toMatch(/mate/);
     const [killerJob] = (await p.rt.queues.site.getJobs(['failed'])).filter((j) => (j.data as { siteId: number }).siteId === siteIds.killer);
     expect(killerJob?.failedReason).toMatch(/stalled/);
     // Fetched once per process it killed, never by the worker that lives.
