@@ -9,6 +9,7 @@
  * whose policy takes the site's history into account (D-3), computed and stored as a nightly run
  * stores it.
  */
+import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
@@ -85,7 +86,7 @@ a 5xx is an observation), 2 for a URL that cannot be parsed, a bad option or a d
       return;
     }
     const report = options.store ? await fetchAndStore(origin, fetchOptions, options) : await fetchOnly(origin, fetchOptions);
-    io.stdout.write(options.json ? `${JSON.stringify(jsonReport(report))}\n` : textReport(report));
+    io.stdout.write(options.json ? `${JSON.stringify(jsonReport(report))}\n` : terminalText(textReport(report)));
   });
 };
 
