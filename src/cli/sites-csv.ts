@@ -10,7 +10,8 @@
  * is reported and skipped.
  */
 import { CsvError, parse } from 'csv-parse/sync';
-import { InvalidUrlError, normalizeOrigin } from '../robots/origin.js';
+import { InvalidUrlError, auditableOrigin } from '../robots/origin.js';
+import type { AuditableOriginOptions } from '../robots/origin.js';
 import type { Labels, SiteEntry } from '../db/sites.repo.js';
 
 export const SITES_CSV_COLUMNS = ['url', 'portfolio', 'labels'] as const;
@@ -60,7 +61,7 @@ function lineBreaks(fields: string[]): number {
   return fields.reduce((n, f) => n + (f.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
 }
 
-export function parseSitesCsv(input: string | Buffer): SitesCsv {
+export function parseSitesCsv(input: string | Buffer, options: AuditableOriginOptions = {}): SitesCsv {
   let rows: Parsed[];
   try {
     rows = parse(input, { bom: true, info: true, relax_column_count: true, skip_empty_lines: true, trim: true }) as unknown as Parsed[];
@@ -107,7 +108,7 @@ export function parseSitesCsv(input: string | Buffer): SitesCsv {
       continue;
     }
     try {
-      const origin = normalizeOrigin(url);
+      const origin = auditableOrigin(url, options);
       const labels = parseLabels(cell('labels'));
       const portfolio = cell('portfolio');
       entries.push({ line, origin, portfolios: portfolio === '' ? [] : [portfolio], labels });

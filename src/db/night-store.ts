@@ -272,7 +272,7 @@ export async function loadReplayContext(
      from (
        (select 'previous' as which, * from before order by run_at desc, run_id desc limit 1)
        union all (select 'good', * from before where outcome = 'ok' order by run_at desc, run_id desc limit 1)
-       union all (select 'reachable', * from before where outcome not in ('server_error', 'network_error') order by run_at desc, run_id desc limit 1)
+       union all (select 'reachable', * from before where outcome not in ('server_error', 'network_error', 'night_failed') order by run_at desc, run_id desc limit 1)
        union all (select 'next', * from snapshots where site_id = $1 and (run_at, run_id) > ($2, $3) order by run_at, run_id limit 1)
      ) w (which, run_at, fetched_at, unreachable_since, site_id, run_id, duration_ms, body_id, response_id, rules_run_id)
      join snapshots n on n.site_id = $1 and n.run_at = w.run_at and n.run_id = w.run_id
@@ -640,23 +640,33 @@ async function storeBodies(db: pg.PoolClient, nights: readonly SiteNight[]): Pro
  * under older crawler rules. Callers run it in a transaction where the two must change together.
  */
 export async function storeBodyIndexes(db: Queryable, bodies: readonly { id: number; index: BodyIndex }[]): Promise<void> {
+  const groups = bodies.flatMap((b) => b.index.groups.map((g) => ({ bodyId: b.id, ...g })));
   const rules = bodies.flatMap((b) => b.index.rules.map((r) => ({ bodyId: b.id, ...r })));
   const access = bodies.flatMap((b) => b.index.access.map((a) => ({ bodyId: b.id, ...a })));
   await db.query({ name: 'body-index-access-clear', text: 'delete from body_agent_access where body_id = any($1::int[])', values: [col(bodies, (b) => b.id)] });
+  for (let i = 0; i < groups.length; i += 1_000) {
+    const chunk = groups.slice(i, i + 1_000);
+    await db.query({
+      name: 'body-index-groups',
+      text: `insert into body_groups (body_id, group_no, user_agents)
+             select b, g, array(select jsonb_array_elements_text(u::jsonb))
+             from unnest($1::int[], $2::smallint[], $3::text[]) as x(b, g, u)
+             on conflict do nothing`,
+      values: [col(chunk, (g) => g.bodyId), col(chunk, (g) => g.groupNo), col(chunk, (g) => pgJson(g.userAgents))],
+    });
+  }
   for (let i = 0; i < rules.length; i += 5_000) {
     const chunk = rules.slice(i, i + 5_000);
     await db.query({
       name: 'body-index-rules',
-      text: `insert into body_rules (body_id, line, group_no, kind, user_agents, value, pattern)
-             select b, l, g, k, array(select jsonb_array_elements_text(u::jsonb)), v, p
-             from unnest($1::int[], $2::int[], $3::smallint[], $4::text[], $5::text[], $6::text[], $7::text[]) as x(b, l, g, k, u, v, p)
+      text: `insert into body_rules (body_id, line, group_no, kind, value, pattern)
+             select * from unnest($1::int[], $2::int[], $3::smallint[], $4::text[], $5::text[], $6::text[])
              on conflict do nothing`,
       values: [
         col(chunk, (r) => r.bodyId),
         col(chunk, (r) => r.line),
         col(chunk, (r) => r.groupNo),
         col(chunk, (r) => r.kind),
-        col(chunk, (r) => pgJson(r.userAgents)),
         col(chunk, (r) => pgText(r.value)),
         col(chunk, (r) => pgText(r.pattern)),
       ],

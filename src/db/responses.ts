@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FetchResult } from '../http/fetch-result.js';
 import type { RedirectHop } from './schema.js';
+import { MAX_HEADER_TEXT_CHARS, clampText } from './column-limits.js';
 
 export interface ResponseRow {
   /** 16 bytes: see responseKey(). */
@@ -62,18 +63,20 @@ export function responseKey(row: Omit<ResponseRow, 'key'>): Buffer {
  */
 export function responseRowOf(result: FetchResult): ResponseRow | null {
   if (result.status === null && result.hops.length === 0) return null;
+  // Header text is a site's: each value is cut to MAX_HEADER_TEXT_CHARS (column-limits.ts).
+  const h = (value: string | null) => clampText(value, MAX_HEADER_TEXT_CHARS);
   const row: Omit<ResponseRow, 'key'> = {
-    finalUrl: result.finalUrl === result.requestedUrl ? null : result.finalUrl,
-    hops: result.hops.length > 0 ? result.hops : null,
+    finalUrl: result.finalUrl === result.requestedUrl ? null : h(result.finalUrl),
+    hops: result.hops.length > 0 ? result.hops.map((hop) => ({ ...hop, url: h(hop.url)!, location: h(hop.location) })) : null,
     remoteAddress: result.remoteAddress,
-    contentType: result.headers.contentType,
-    contentEncoding: result.headers.contentEncoding,
-    cacheControl: result.headers.cacheControl,
-    expires: result.headers.expires,
-    age: result.headers.age,
-    retryAfter: result.headers.retryAfter,
-    lastModified: result.headers.lastModified,
-    etag: result.headers.etag,
+    contentType: h(result.headers.contentType),
+    contentEncoding: h(result.headers.contentEncoding),
+    cacheControl: h(result.headers.cacheControl),
+    expires: h(result.headers.expires),
+    age: h(result.headers.age),
+    retryAfter: h(result.headers.retryAfter),
+    lastModified: h(result.headers.lastModified),
+    etag: h(result.headers.etag),
   };
   return { ...row, key: responseKey(row) };
 }

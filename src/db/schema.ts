@@ -190,9 +190,28 @@ export const bodies = pgTable(
 );
 
 /**
+ * The groups of a body, for SQL reports: each group's user-agent values as written, stored once
+ * (a group of 15,000 user-agent lines is one row, not a copy in each of its rules' rows: house
+ * style, habit 12). Written once per distinct body, with it.
+ */
+export const bodyGroups = pgTable(
+  'body_groups',
+  {
+    bodyId: integer('body_id')
+      .notNull()
+      .references(() => bodies.id, { onDelete: 'cascade' }),
+    /** 0-based index of the group in the file. */
+    groupNo: smallint('group_no').notNull(),
+    /** The user-agent values of the group as written. */
+    userAgents: text('user_agents').array().notNull(),
+  },
+  (t) => [primaryKey({ name: 'body_groups_pkey', columns: [t.bodyId, t.groupNo] })],
+);
+
+/**
  * The rules of a body, flattened for SQL reports (the current rules of a site are its rules
- * body's): one row per allow/disallow line, with its group's user-agent values. Written once per
- * distinct body, with it.
+ * body's): one row per allow/disallow line; its group's user-agents are in `body_groups`.
+ * Written once per distinct body, with it.
  */
 export const bodyRules = pgTable(
   'body_rules',
@@ -201,11 +220,9 @@ export const bodyRules = pgTable(
       .notNull()
       .references(() => bodies.id, { onDelete: 'cascade' }),
     line: integer('line').notNull(),
-    /** 0-based index of the group in the file. */
+    /** 0-based index of the group in the file (`body_groups`). */
     groupNo: smallint('group_no').notNull(),
     kind: text('kind').notNull(),
-    /** The user-agent values of the group as written. */
-    userAgents: text('user_agents').array().notNull(),
     /** As written. */
     value: text('value').notNull(),
     /** As matched (T28, T49: %-normalised). */

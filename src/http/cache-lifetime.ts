@@ -14,9 +14,14 @@
  * - Expires counts from the response's Date (now when Date is missing or invalid); an invalid
  *   Expires such as `0` means already expired (RFC 9111 §5.3).
  * - An invalid max-age / s-maxage value is ignored and the next source applies.
- * - Everything is clamped to >= 0.
+ * - Everything is clamped to >= 0, and the lifetime to at most MAX_LIFETIME_SECONDS (68 years;
+ *   `max-age=99999999999999999999` or `Expires` in year 9999 are "forever", and a night's row
+ *   keeps the lifetime in an integer column). `expiresAt` is then a valid date.
  */
 import { parseHttpDate } from './http-date.js';
+
+/** Longest lifetime reported: 2^31 - 1 s, the largest value of the `integer` column it is stored in. */
+export const MAX_LIFETIME_SECONDS = 2_147_483_647;
 
 export type CacheLifetimeSource = 'no-store' | 'no-cache' | 'private' | 's-maxage' | 'max-age' | 'expires' | 'default';
 
@@ -67,7 +72,7 @@ export function cacheLifetime(headers: CacheHeaders, now: Date, defaultSeconds: 
   const directives = parseCacheControl(headers.cacheControl);
   const ageSeconds = deltaSeconds(headers.age?.trim()) ?? 0;
   const result = (source: CacheLifetimeSource, lifetime: number, maxAgeSeconds: number | null = null): CacheLifetime => {
-    const lifetimeSeconds = Math.max(0, Math.floor(lifetime));
+    const lifetimeSeconds = Math.min(MAX_LIFETIME_SECONDS, Math.max(0, Math.floor(lifetime)));
     return { maxAgeSeconds, expiresAt: new Date(now.getTime() + lifetimeSeconds * 1000), ageSeconds, lifetimeSeconds, source };
   };
 

@@ -8,6 +8,8 @@
  *   server_error    -> full disallow                          R-13
  *   network_error   -> full disallow                          R-15
  *   unreachable > 30 days -> the last good copy, else full allow   R-14, D-3
+ *   night_failed    -> the previous night's policy stands (no answer was judged), or full
+ *                      allow with reason `night_failed` for a site that never had a night
  *
  * R-16 (Google treating a site's 5xx as 404 when it answers 5xx for every missing page) is a
  * crawler heuristic about the whole site; an auditor that sees only /robots.txt cannot apply it.
@@ -21,7 +23,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export type PolicyKind = 'rules' | 'allow_all' | 'disallow_all';
 
 /** The spec rule that produced a policy; stored with every snapshot. */
-export type PolicyReason = 'R-10' | 'R-11' | 'R-12' | 'D-4' | 'R-13' | 'R-15' | 'D-3';
+export type PolicyReason = 'R-10' | 'R-11' | 'R-12' | 'D-4' | 'R-13' | 'R-15' | 'D-3' | 'night_failed';
 
 /** The latest snapshot before the current streak whose fetch reached the site. */
 export interface LastReachable<Id> {
@@ -40,6 +42,11 @@ export interface PolicyInput<Id> {
   unreachableSince: Date | null;
   /** The latest snapshot whose outcome was not a server or network error, if any. */
   lastReachable: LastReachable<Id> | null;
+  /**
+   * For `night_failed`: the previous night's policy, carried over as it was (with the snapshot
+   * its rules come from when it applied rules). Null or absent: no night before.
+   */
+  previous?: { kind: PolicyKind; reason: PolicyReason; rulesFrom: { snapshotId: Id } | null } | null;
 }
 
 export interface EffectivePolicy<Id> {
@@ -70,6 +77,13 @@ export function effectivePolicy<Id>(input: PolicyInput<Id>): EffectivePolicy<Id>
     case 'server_error':
     case 'network_error':
       return unreachablePolicy(input);
+    case 'night_failed': {
+      // Nothing was judged tonight: crawlers keep what they had, and so do the verdicts.
+      const prev = input.previous;
+      if (!prev) return { kind: 'allow_all', reason: 'night_failed', rulesFrom: null, unreachableSince: null, fallback: false };
+      const rulesFrom = prev.kind === 'rules' ? prev.rulesFrom : null;
+      return { kind: rulesFrom === null && prev.kind === 'rules' ? 'allow_all' : prev.kind, reason: prev.reason, rulesFrom, unreachableSince: input.unreachableSince, fallback: prev.reason === 'D-3' };
+    }
   }
 }
 

@@ -23,6 +23,18 @@ export const ALERT_DELIVERY_BACKOFF_MS = 2_000;
 /** Infrastructure failures (Postgres down, ...) in a batch job are retried this often (5 s, 10 s, ... 21 min by default). */
 export const BATCH_ATTEMPTS = 10;
 
+/**
+ * A batch job whose process died under it (its lock expired: killed, out of memory) is not run
+ * again as a batch: at its first stall it fails and its sites go on one by one, each in a site
+ * job of its own, so a site that kills its process never takes its batch-mates with it.
+ */
+export const BATCH_MAX_STALLS = 0;
+/**
+ * A site job gets one more process after a stall (a worker killed by a deploy, say); at its second
+ * stall the site counts as failed for its run, like a site whose retries are used up.
+ */
+export const SITE_MAX_STALLS = 1;
+
 export interface Queues {
   /** Batches of sites. */
   fetch: Queue;

@@ -1,6 +1,7 @@
 /**
  * `report failing`: the sites whose latest fetch failed (5xx, network failure, 429, too many
- * redirects), longest outage first: how many nights in a row, since when, and what a crawler
+ * redirects) or whose night could not be stored (`night_failed`: its jobs failed for good),
+ * longest outage first: how many nights in a row, since when, and what a crawler
  * does meanwhile: full disallow (R-13, R-15) or, after 30 days, the last good copy (D-3, with the
  * night it was fetched) or full allow when there is none. `--since`: outages that began on or
  * after that night.
@@ -37,7 +38,7 @@ interface FailingRow extends Record<string, unknown> {
 }
 
 /** Outcomes of a fetch that did not reach an answer the rules accept (4xx is an answer: R-12). */
-export const FAILED_OUTCOMES = ['server_error', 'network_error', 'rate_limited', 'redirect_limit'] as const;
+export const FAILED_OUTCOMES = ['server_error', 'network_error', 'rate_limited', 'redirect_limit', 'night_failed'] as const;
 
 /** `--since`: outages that began on or after it; the dashboard's overview adds its search. */
 export function failingSource(filters: ReportFilters): ReportSource<FailingRow> {

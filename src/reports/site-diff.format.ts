@@ -3,6 +3,7 @@
  * rules it gains (+) and loses (-), and the sitemaps and other records that changed; added
  * lines green and removed ones red when colour is on. Pure.
  */
+import { terminalText } from './terminal-text.js';
 import type { CrawlerRuleChange, FollowedGroup } from '../robots/crawler-diff.js';
 import { describeRobotsDiff, ruleLine } from '../robots/diff.js';
 import type { SiteDiffReport } from './site-diff.js';
@@ -126,10 +127,12 @@ export function formatSiteDiff(report: SiteDiffReport, options: DiffFormatOption
       break;
   }
   const color = options.color === true;
-  const changeLine = color ? colorChangeLine : (line: string) => line;
+  // A site's text is shown escaped (habit 13: ESC and BEL as <U+XXXX> markers), then coloured.
+  const esc = (line: string) => terminalText(line, { color });
+  const changeLine = color ? (line: string) => colorChangeLine(esc(line)) : esc;
   const out = [`${site.origin}: version ${report.from.number} → version ${report.to.number} (${plural(report.versionCount, 'version')} stored)`];
   out.push(`  before: ${versionLine(report.from)}`, `  after:  ${versionLine(report.to)}`, '');
-  const textLines = report.textDiff.split('\n');
+  const textLines = report.textDiff.split('\n').map(esc);
   out.push(...(color ? colorTextDiff(textLines) : textLines), '');
 
   const semantic = report.semantic;

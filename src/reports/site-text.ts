@@ -28,6 +28,7 @@ export const POLICY_REASON_TEXT: Readonly<Record<PolicyReason, string>> = {
   'R-13': '5xx: everything disallowed',
   'R-15': 'no response: everything disallowed',
   'D-3': 'unreachable for more than 30 days: the last good copy applies, or everything allowed',
+  night_failed: 'the night could not be stored, and there was none before: nothing decided, everything allowed',
 };
 
 /** `rules (R-10)`, `disallow_all (R-13)`, `rules (D-3, copy of 2026-03-01 03:00Z)`. */

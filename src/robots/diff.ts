@@ -54,6 +54,8 @@ export interface AgentDiff {
   change: 'added' | 'removed' | 'changed';
   rulesAdded: RuleRef[];
   rulesRemoved: RuleRef[];
+  /** Rules added or removed beyond those listed (MAX_DIFF_RULES_LISTED); absent when all are listed. */
+  rulesNotListed?: number;
   /** A disallow-everything rule (`/`, `/*`, `*`) exists now and did not before. */
   disallowAllAdded: boolean;
   /** A disallow-everything rule existed before and does not now. */
@@ -83,7 +85,24 @@ export interface RobotsDiff {
   sitemapsAdded: string[];
   sitemapsRemoved: string[];
   records: RecordDiff[];
+  /**
+   * Agents whose rules were not compared because the diff reached MAX_DIFF_RULES_COMPARED;
+   * absent when every agent was compared. Their disallow-everything flags are still exact.
+   */
+  agentsNotCompared?: number;
 }
+
+/**
+ * Rules the diff reads at most, summed over the distinct (before, after) pairs of rule sets it
+ * compares. Agents that share their groups share a rule set (parse.ts, `RuleSets`), and each
+ * pair is compared once, so only a file with many differently merged groups reaches it.
+ */
+export const MAX_DIFF_RULES_COMPARED = 400_000;
+/**
+ * Rule references a diff lists at most, over all its agents (a diff is stored with the night
+ * and shown in alerts): past it an agent's lists are cut and `rulesNotListed` counts the rest.
+ */
+export const MAX_DIFF_RULES_LISTED = 2_000;
 
 export interface RawBodies {
   before: Uint8Array | null;
@@ -125,8 +144,13 @@ function semanticsOf(robots: DiffableRobotsTxt | null): Semantics {
       s.userAgents.set(ua.token, values);
     }
   }
+  // Agents that share a rule set share its keyed form (one per set, not one per agent).
+  const keyedOf = new Map<readonly Rule[], Map<string, Rule>>();
   for (const token of robots.agents()) {
-    s.rules.set(token, keyedRules(robots.rulesFor(token)));
+    const rules = robots.rulesFor(token);
+    let keyed = keyedOf.get(rules);
+    if (keyed === undefined) keyedOf.set(rules, (keyed = keyedRules(rules)));
+    s.rules.set(token, keyed);
     if (!s.userAgents.has(token)) s.userAgents.set(token, [token]);
   }
   for (const sitemap of robots.sitemaps) s.sitemaps.add(sitemap.url);
@@ -163,19 +187,51 @@ export function rulesMissingFrom(from: Map<string, Rule> | undefined, other: Map
     .sort((x, y) => x.line - y.line);
 }
 
-function agentDiffs(before: Semantics, after: Semantics): AgentDiff[] {
+/** What one (before, after) pair of rule sets adds and removes, computed once per pair. */
+interface PairDiff {
+  added: RuleRef[];
+  removed: RuleRef[];
+}
+
+function agentDiffs(before: Semantics, after: Semantics): { agents: AgentDiff[]; notCompared: number } {
   const tokens = [...new Set([...before.rules.keys(), ...after.rules.keys()])].sort(byToken);
   const out: AgentDiff[] = [];
+  const pairs = new Map<Map<string, Rule> | undefined, Map<Map<string, Rule> | undefined, PairDiff>>();
+  const disallowAll = new Map<Map<string, Rule> | undefined, boolean>();
+  const hasAll = (rules: Map<string, Rule> | undefined) => {
+    let v = disallowAll.get(rules);
+    if (v === undefined) disallowAll.set(rules, (v = hasDisallowAll(rules)));
+    return v;
+  };
+  let compareBudget = MAX_DIFF_RULES_COMPARED;
+  let listBudget = MAX_DIFF_RULES_LISTED;
+  let notCompared = 0;
   for (const token of tokens) {
     const b = before.rules.get(token);
     const a = after.rules.get(token);
-    const rulesAdded = rulesMissingFrom(a, b);
-    const rulesRemoved = rulesMissingFrom(b, a);
     const change = !b ? 'added' : !a ? 'removed' : 'changed';
-    if (change === 'changed' && rulesAdded.length === 0 && rulesRemoved.length === 0) continue;
-    const disallowAllBefore = hasDisallowAll(b);
-    const disallowAllAfter = hasDisallowAll(a);
-    out.push({
+    let byAfter = pairs.get(b);
+    if (byAfter === undefined) pairs.set(b, (byAfter = new Map()));
+    let pair = byAfter.get(a);
+    if (pair === undefined) {
+      const size = (b?.size ?? 0) + (a?.size ?? 0);
+      if (a !== b && size > compareBudget) {
+        notCompared++;
+        continue;
+      }
+      compareBudget -= size;
+      pair = a === b ? { added: [], removed: [] } : { added: rulesMissingFrom(a, b), removed: rulesMissingFrom(b, a) };
+      byAfter.set(a, pair);
+    }
+    if (change === 'changed' && pair.added.length === 0 && pair.removed.length === 0) continue;
+    const disallowAllBefore = hasAll(b);
+    const disallowAllAfter = hasAll(a);
+    // The lists are cut once the diff has listed MAX_DIFF_RULES_LISTED rules in all.
+    const total = pair.added.length + pair.removed.length;
+    const rulesAdded = pair.added.slice(0, listBudget);
+    const rulesRemoved = pair.removed.slice(0, Math.max(0, listBudget - rulesAdded.length));
+    listBudget -= rulesAdded.length + rulesRemoved.length;
+    const diff: AgentDiff = {
       token,
       userAgents: (a ? after : before).userAgents.get(token) ?? [token],
       change,
@@ -183,9 +239,11 @@ function agentDiffs(before: Semantics, after: Semantics): AgentDiff[] {
       rulesRemoved,
       disallowAllAdded: disallowAllAfter && !disallowAllBefore,
       disallowAllRemoved: disallowAllBefore && !disallowAllAfter,
-    });
+    };
+    if (rulesAdded.length + rulesRemoved.length < total) diff.rulesNotListed = total - rulesAdded.length - rulesRemoved.length;
+    out.push(diff);
   }
-  return out;
+  return { agents: out, notCompared };
 }
 
 function recordDiffs(before: Semantics, after: Semantics): RecordDiff[] {
@@ -227,13 +285,14 @@ function sameAsWritten(a: DiffableRobotsTxt | null, b: DiffableRobotsTxt | null)
 export function diffRobotsTxt(before: DiffableRobotsTxt | null, after: DiffableRobotsTxt | null, raw?: RawBodies): RobotsDiff {
   const b = semanticsOf(before);
   const a = semanticsOf(after);
-  const agents = agentDiffs(b, a);
+  const { agents, notCompared } = agentDiffs(b, a);
   const sitemapsAdded = [...a.sitemaps].filter((u) => !b.sitemaps.has(u));
   const sitemapsRemoved = [...b.sitemaps].filter((u) => !a.sitemaps.has(u));
   const records = recordDiffs(b, a);
 
   const kinds: RobotsChangeKind[] = [];
-  if (agents.length > 0) kinds.push('rules');
+  // Agents left uncompared may have changed: the diff does not claim they did not.
+  if (agents.length > 0 || notCompared > 0) kinds.push('rules');
   if (sitemapsAdded.length > 0 || sitemapsRemoved.length > 0) kinds.push('sitemaps');
   if (records.length > 0) kinds.push('records');
   if (kinds.length === 0) {
@@ -250,6 +309,7 @@ export function diffRobotsTxt(before: DiffableRobotsTxt | null, after: DiffableR
     sitemapsAdded,
     sitemapsRemoved,
     records,
+    ...(notCompared > 0 ? { agentsNotCompared: notCompared } : {}),
   };
 }
 
@@ -277,7 +337,9 @@ export function describeRobotsDiff(diff: RobotsDiff, parts: readonly DiffPart[] 
     lines.push(`${sign} group ${agent.userAgents.join(', ')}`);
     for (const r of agent.rulesRemoved) lines.push(`    - ${ruleLine(r)}`);
     for (const r of agent.rulesAdded) lines.push(`    + ${ruleLine(r)}`);
+    if (agent.rulesNotListed) lines.push(`    … ${agent.rulesNotListed} more rules not listed`);
   }
+  if (diff.agentsNotCompared) lines.push(`… ${diff.agentsNotCompared} more groups not compared (the file is too complex to diff in full)`);
   if (sitemaps) {
     for (const url of diff.sitemapsRemoved) lines.push(`- Sitemap: ${url}`);
     for (const url of diff.sitemapsAdded) lines.push(`+ Sitemap: ${url}`);

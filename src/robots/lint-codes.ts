@@ -24,6 +24,10 @@ export const LINT_CODES = {
   'rule-outside-group': { severity: 'warning', description: 'An allow/disallow before the first user-agent line; it belongs to no group and is ignored (R-32, T6).' },
   'path-not-anchored': { severity: 'warning', description: 'A rule path that starts with neither `/` nor `*`; Google never matches it (R-51, C6).' },
   'conflicting-rule': { severity: 'warning', description: 'The same pattern is both allowed and disallowed for one agent; the allow wins (T22, C31).' },
+  'too-complex': {
+    severity: 'info',
+    description: 'A check stopped at its cap (MAX_CONFLICT_CHECK_RULES rules compared): the file has more distinct rule sets than it reads, so findings further down may be missing (R-18, house style habit 12).',
+  },
   'disallow-all': { severity: 'warning', description: 'The `*` group disallows the whole site.' },
   'star-rule-not-inherited': {
     severity: 'warning',

@@ -232,11 +232,32 @@ function ruleChecks(l: ScannedLine, ctx: LineContext, add: Add): void {
   }
 }
 
-/** Group-level checks, on the merged rules of every agent (R-34). */
+/**
+ * Rules the conflict check reads at most, summed over the file's distinct rule sets. Agents
+ * that share their groups share one rule set (parse.ts, `RuleSets`) and are checked once, so a
+ * file reaches the cap only with many agents named in different lists of groups (each list a
+ * merged set of its own, R-34). The cut is deterministic, and reported (`too-complex`).
+ */
+export const MAX_CONFLICT_CHECK_RULES = 200_000;
+
+/** Group-level checks, on the merged rules of every agent (R-34), once per distinct rule set. */
 function groupChecks(robots: RobotsTxt, add: Add): void {
   const reported = new Set<string>();
+  const checked = new Set<readonly Rule[]>();
+  let budget = MAX_CONFLICT_CHECK_RULES;
   for (const token of robots.agents()) {
     const rules = robots.rulesFor(token);
+    if (checked.has(rules)) continue;
+    checked.add(rules);
+    if (rules.length > budget) {
+      add(
+        rules[0]?.line ?? 1,
+        'too-complex',
+        `The check for conflicting allow and disallow rules stopped here: it compares at most ${MAX_CONFLICT_CHECK_RULES} rules over the file's distinct groups of agents, and this file has more. Conflicts further down are not reported.`,
+      );
+      break;
+    }
+    budget -= rules.length;
     const allowLines = new Map<string, number>();
     for (const r of rules) if (r.kind === 'allow' && r.pattern !== '' && !allowLines.has(r.pattern)) allowLines.set(r.pattern, r.line);
     for (const r of rules) {

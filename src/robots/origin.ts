@@ -8,12 +8,15 @@
 /** Schemes a robots.txt can govern (R-6): http and https matter; ftp is Google-specific. */
 export const SUPPORTED_SCHEMES = ['http:', 'https:', 'ftp:'] as const;
 
+/** Characters of a refused input quoted in its error (a 10,000-character host stays one line). */
+const QUOTED_INPUT_CHARS = 80;
+
 export class InvalidUrlError extends Error {
   constructor(
     readonly input: string,
     reason: string,
   ) {
-    super(`invalid URL "${input}": ${reason}`);
+    super(`invalid URL "${input.length <= QUOTED_INPUT_CHARS ? input : `${input.slice(0, QUOTED_INPUT_CHARS)}…`}": ${reason}`);
     this.name = 'InvalidUrlError';
   }
 }
@@ -38,7 +41,10 @@ export function parseUserUrl(input: string): URL {
   }
   if (url.hostname === '') throw new InvalidUrlError(input, 'no host');
   // WHATWG URL accepts hosts like `ht!tp`; a site is a DNS name (punycode) or an IP address.
-  if (!isPlausibleHost(url.hostname)) throw new InvalidUrlError(input, `invalid host name "${url.hostname}"`);
+  if (!isPlausibleHost(url.hostname)) {
+    const host = url.hostname.length <= QUOTED_INPUT_CHARS ? url.hostname : `${url.hostname.slice(0, QUOTED_INPUT_CHARS)}…`;
+    throw new InvalidUrlError(input, `invalid host name "${host}"`);
+  }
   return url;
 }
 
@@ -60,6 +66,43 @@ export function normalizeOrigin(input: string): string {
   const url = parseUserUrl(input);
   // URL#origin is "null" for ftp in some runtimes; build it from the parts instead.
   return `${url.protocol}//${url.host}`;
+}
+
+/** RFC 1035 §2.3.4: a DNS name is at most 253 characters written out (255 octets on the wire). */
+export const MAX_HOST_CHARS = 253;
+/** The schemes the auditor fetches: ftp governs a robots.txt (R-6) but is never fetched. */
+export const AUDITED_SCHEMES = ['http:', 'https:'] as const;
+
+export interface AuditableOriginOptions {
+  /** Accept an IP address as the host (`--allow-ip`); refused by default. */
+  allowIpLiterals?: boolean;
+}
+
+/**
+ * The origin of a site the auditor can audit every night, from what a person typed (`sites add`,
+ * `sites import`, `track`), or InvalidUrlError with one clear reason: a scheme other than http or
+ * https, a host longer than a DNS name can be (253 characters; labels of at most 63 are checked
+ * by the parse), an IP address unless allowed. A host's final dot is dropped
+ * (`trailing-dot.example.:443` is `https://trailing-dot.example`, not a second site).
+ */
+export function auditableOrigin(input: string, options: AuditableOriginOptions = {}): string {
+  const url = parseUserUrl(input);
+  if (!(AUDITED_SCHEMES as readonly string[]).includes(url.protocol)) {
+    throw new InvalidUrlError(input, `unsupported scheme ${url.protocol.replace(':', '')}: sites are audited over http and https only`);
+  }
+  if (url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
+  if (url.hostname.length > MAX_HOST_CHARS) {
+    throw new InvalidUrlError(input, `host too long (${url.hostname.length} characters; a DNS name has at most ${MAX_HOST_CHARS})`);
+  }
+  if (!options.allowIpLiterals && isIpLiteral(url.hostname)) {
+    throw new InvalidUrlError(input, `the host is an IP address; sites are DNS names (add it with --allow-ip if it is meant)`);
+  }
+  return `${url.protocol}//${url.host}`;
+}
+
+/** An IPv6 literal (`[::1]`) or an IPv4 address as the URL parser writes it (`127.0.0.1`). */
+function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname);
 }
 
 /** R-1, R-19: the robots.txt of an origin lives at `/robots.txt`, case-sensitive (R-6). */

@@ -39,16 +39,40 @@ export interface SelectedGroup {
 }
 
 /**
- * A group as selected, filled while the agents are indexed. Its rules are compiled on the
- * first check, not at parse time: most parsed files are checked for one or two agents only.
+ * The rules of each distinct list of groups, built once and shared by every agent that list
+ * selects (R-34): a group of 15,000 user-agent lines has ONE rule list, referenced by all of
+ * them, so that anything done per rule set (lint, diff, matching) is not done per agent x rule
+ * (house style, habit 12). A list of one group is that group's own array.
+ */
+export class RuleSets {
+  private readonly merged = new Map<string, readonly Rule[]>();
+
+  constructor(private readonly groups: readonly Group[]) {}
+
+  /** The rules of the groups at `groupIndexes` (ascending), in file order. */
+  rulesOf(groupIndexes: readonly number[]): readonly Rule[] {
+    if (groupIndexes.length === 0) return [];
+    if (groupIndexes.length === 1) return (this.groups[groupIndexes[0] as number] as Group).rules;
+    const key = groupIndexes.join(',');
+    let rules = this.merged.get(key);
+    if (rules === undefined) {
+      rules = groupIndexes.flatMap((g) => (this.groups[g] as Group).rules);
+      this.merged.set(key, rules);
+    }
+    return rules;
+  }
+}
+
+/**
+ * A group as selected, filled while the agents are indexed. Its rules are the shared rule set
+ * of its groups, read when first asked for; they are compiled on the first check, not at parse
+ * time: most parsed files are checked for one or two agents only.
  */
 class Selection implements SelectedGroup {
   tokens: string[];
   groupIndexes: number[] = [];
   userAgents: UserAgentLine[] = [];
-  rules: readonly Rule[] = [];
-  /** `rules` is the first group's own array until a second group adds to it. */
-  private sharesRules = false;
+  private shared: readonly Rule[] | null = null;
   private matcher: RuleMatcher | null = null;
   private checkedOnce = false;
   private ordered: readonly CompiledRule[] | null = null;
@@ -56,21 +80,15 @@ class Selection implements SelectedGroup {
   constructor(
     readonly kind: 'named' | 'global',
     token: string,
+    private readonly ruleSets: RuleSets,
   ) {
     this.tokens = [token];
   }
 
-  /** Adds a group's rules (R-34, T9): most agents have one group, whose array is used as it is. */
-  addRules(rules: readonly Rule[]): void {
-    if (this.rules.length === 0) {
-      this.rules = rules;
-      this.sharesRules = true;
-      return;
-    }
-    const own = this.sharesRules ? [...this.rules] : (this.rules as Rule[]);
-    for (const rule of rules) own.push(rule);
-    this.rules = own;
-    this.sharesRules = false;
+  /** R-34, T9: every group that names the agent contributes its rules, in file order. */
+  get rules(): readonly Rule[] {
+    this.shared ??= this.ruleSets.rulesOf(this.groupIndexes);
+    return this.shared;
   }
 
   get compiled(): readonly CompiledRule[] {
@@ -99,7 +117,7 @@ interface AgentIndex {
   order: string[];
 }
 
-function indexAgents(groups: readonly Group[]): AgentIndex {
+function indexAgents(groups: readonly Group[], ruleSets: RuleSets): AgentIndex {
   const index: AgentIndex = { named: new Map(), global: null, order: [] };
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g] as Group;
@@ -107,7 +125,7 @@ function indexAgents(groups: readonly Group[]): AgentIndex {
       const ua = group.userAgents[u] as UserAgentLine;
       let sel = ua.token === GLOBAL_AGENT ? index.global : index.named.get(ua.token);
       if (sel === null || sel === undefined) {
-        sel = new Selection(ua.token === GLOBAL_AGENT ? 'global' : 'named', ua.token);
+        sel = new Selection(ua.token === GLOBAL_AGENT ? 'global' : 'named', ua.token, ruleSets);
         if (ua.token === GLOBAL_AGENT) index.global = sel;
         else index.named.set(ua.token, sel);
         index.order.push(ua.token);
@@ -116,7 +134,6 @@ function indexAgents(groups: readonly Group[]): AgentIndex {
       // T9, C14, C15: every group that names the agent contributes its rules, once.
       if (sel.groupIndexes[sel.groupIndexes.length - 1] === g) continue;
       sel.groupIndexes.push(g);
-      sel.addRules(group.rules);
     }
   }
   return index;
@@ -145,6 +162,8 @@ export class RobotsTxt {
   private recordSource: Uint8Array | null;
   // Built on first use: a parse that is only diffed or listed never needs them.
   private agentIndex: AgentIndex | null = null;
+  /** The rule list of each distinct list of groups, shared by the agents it applies to. */
+  readonly ruleSets: RuleSets;
   private cache: Map<string, SelectedGroup | null> | null = null;
   private tupleCache: Map<string, SelectedGroup | null> | null = null;
 
@@ -159,6 +178,7 @@ export class RobotsTxt {
     this.lineCount = parts.summary.lineCount;
     this.byteLength = parts.summary.byteLength;
     this.bomBytes = parts.summary.bomBytes;
+    this.ruleSets = new RuleSets(this.groups);
   }
 
   /**
@@ -177,7 +197,7 @@ export class RobotsTxt {
   }
 
   private get agentsIndexed(): AgentIndex {
-    this.agentIndex ??= indexAgents(this.groups);
+    this.agentIndex ??= indexAgents(this.groups, this.ruleSets);
     return this.agentIndex;
   }
 
@@ -263,11 +283,10 @@ export class RobotsTxt {
     if (found.length === 0) return index.global;
     if (found.length === 1) return found[0] as Selection;
     // C29: several names of one crawler: the union of their groups' rules.
-    const merged = new Selection('named', '');
+    const merged = new Selection('named', '', this.ruleSets);
     merged.tokens = found.flatMap((s) => s.tokens);
     merged.groupIndexes = [...new Set(found.flatMap((s) => s.groupIndexes))].sort((a, b) => a - b);
     merged.userAgents = found.flatMap((s) => s.userAgents).sort((a, b) => a.line - b.line);
-    merged.rules = [...new Set(found.flatMap((s) => s.rules))].sort((a, b) => a.line - b.line);
     return merged;
   }
 }

@@ -52,7 +52,7 @@ export async function reindexBodiesInUse(pool: pg.Pool): Promise<number> {
       await client.query('delete from body_agent_access where body_id = any($1::int[])', [rows.map((r) => r.id)]);
       await storeBodyIndexes(
         client,
-        rows.map((b) => ({ id: b.id, index: { ...indexBody(parseRobotsTxt(b.content), tokens), rules: [] } })),
+        rows.map((b) => ({ id: b.id, index: { ...indexBody(parseRobotsTxt(b.content), tokens), groups: [], rules: [] } })),
       );
     });
     done += rows.length;

@@ -1,16 +1,21 @@
 /**
- * What SQL reports need to know of a body without parsing it: its rules flattened (with their
- * group's user-agent values), whether each catalogued crawler may fetch the root under it, and
+ * What SQL reports need to know of a body without parsing it: its groups' user-agent values and
+ * its rules flattened, whether each catalogued crawler may fetch the root under it, and
  * its Content-Signal lines. Pure: computed once per distinct body, when it is first stored.
  */
 import { followedGroup } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 
+export interface BodyGroupRow {
+  groupNo: number;
+  /** The group's user-agent values as written: once per group, not once per rule (habit 12). */
+  userAgents: string[];
+}
+
 export interface BodyRuleRow {
   line: number;
   groupNo: number;
   kind: 'allow' | 'disallow';
-  userAgents: string[];
   value: string;
   pattern: string;
 }
@@ -23,6 +28,7 @@ export interface BodyAccessRow {
 }
 
 export interface BodyIndex {
+  groups: BodyGroupRow[];
   rules: BodyRuleRow[];
   /** The `*` row, then each crawler whose answer at the root differs from it. */
   access: BodyAccessRow[];
@@ -33,9 +39,8 @@ export interface BodyIndex {
 const ROOT = 'https://robots-audit.invalid/';
 
 export function indexBody(robots: RobotsTxt, catalogueTokens: readonly string[]): BodyIndex {
-  const rules = robots.groups.flatMap((group, groupNo) =>
-    group.rules.map((r) => ({ line: r.line, groupNo, kind: r.kind, userAgents: group.userAgents.map((u) => u.value), value: r.value, pattern: r.pattern })),
-  );
+  const groups = robots.groups.map((group, groupNo) => ({ groupNo, userAgents: group.userAgents.map((u) => u.value) }));
+  const rules = robots.groups.flatMap((group, groupNo) => group.rules.map((r) => ({ line: r.line, groupNo, kind: r.kind, value: r.value, pattern: r.pattern })));
   // As the crawler decides: its most specific group (R-40..R-44), then the longest match (D-2).
   const rootFor = (agent: string) => {
     const e = robots.explain(ROOT, agent);
@@ -55,5 +60,5 @@ export function indexBody(robots: RobotsTxt, catalogueTokens: readonly string[])
     if (own.allowed !== star.allowed || own.ruleLine !== star.ruleLine) access.push({ token, ...own });
   }
   const contentSignals = robots.records.filter((r) => r.key === 'content-signal').map((r) => r.value);
-  return { rules, access, contentSignals };
+  return { groups, rules, access, contentSignals };
 }

@@ -14,12 +14,13 @@ import type pg from 'pg';
 import type { FetchResult } from '../http/fetch-result.js';
 import type { Logger } from '../log/logger.js';
 import type { RetrySchedule } from '../policy/index.js';
-import { nextRetryDelayMs } from '../policy/index.js';
+import { NIGHT_FAILED_ERROR_CODE, nextRetryDelayMs } from '../policy/index.js';
 import type { HostLock } from '../queues/host-lock.js';
 import type { FailedAttemptRow, RunClock, SiteContext } from '../db/night-store.js';
 import { loadBody, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
 import { isTransientDbError } from '../db/db-errors.js';
-import { answerOf, computeSiteNight } from './site-night.js';
+import { answerOf, computeSiteNight, storedFullSize } from './site-night.js';
+import { MAX_ERROR_MESSAGE_CHARS, clampInt4, clampText } from '../db/column-limits.js';
 import type { NightLoaders, PreviousNight, SiteNight } from './site-night.js';
 import type { NightWriter } from './night-writer.js';
 import { StaleNightError } from './night-writer.js';
@@ -211,7 +212,47 @@ export function createNightRunner(deps: NightRunnerDeps) {
     return outcome;
   }
 
-  return { runBatch, runSite, processSite };
+  /**
+   * Records the night of a site whose jobs failed for good (issue 17): outcome `night_failed`,
+   * error code NIGHT_FAILED and the reason, the previous night's policy carried over, so that the
+   * site is listed as failing, alerted, and its run counts it done. Idempotent like any night.
+   * Returns false when there is no such site in the run any more.
+   */
+  async function storeFailedNight(runId: number, siteId: number, reason: string): Promise<boolean> {
+    const run = await loadRunClock(deps.pool, runId);
+    if (!run) return false;
+    const ctx = (await loadSiteContexts(deps.pool, run, [siteId])).get(siteId);
+    if (!ctx || ctx.origin === null) return false;
+    if (ctx.stored) return true;
+    const outcome = await storeNight(run, ctx, failedNightResult(ctx.origin, reason), ctx.failedAttempts + 1);
+    return outcome.kind === 'stored' || outcome.kind === 'already-stored';
+  }
+
+  return { runBatch, runSite, processSite, storeFailedNight };
+}
+
+/** The fetch result that stands for a night that failed: no answer judged, the reason kept. */
+export function failedNightResult(origin: string, reason: string, now = new Date()): FetchResult {
+  const url = `${origin}/robots.txt`;
+  return {
+    outcome: 'night_failed',
+    status: null,
+    errorCode: NIGHT_FAILED_ERROR_CODE,
+    errorMessage: `the night could not be stored: ${reason}`,
+    hops: [],
+    requestedUrl: url,
+    finalUrl: url,
+    remoteAddress: null,
+    startedAt: now,
+    durationMs: 0,
+    body: null,
+    bodyBytes: 0,
+    fullSize: null,
+    truncated: false,
+    headers: { contentType: null, contentLength: null, contentEncoding: null, cacheControl: null, expires: null, age: null, date: null, retryAfter: null, lastModified: null, etag: null },
+    retryAfterSeconds: null,
+    cache: null,
+  };
 }
 
 export type NightRunner = ReturnType<typeof createNightRunner>;
@@ -265,14 +306,14 @@ function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: F
     runId,
     attempt,
     startedAt: r.startedAt,
-    durationMs: r.durationMs,
+    durationMs: clampInt4(r.durationMs)!,
     response: answer.ref,
     newResponse: answer.newRow,
-    fullSize: r.fullSize !== null && r.fullSize !== r.bodyBytes ? r.fullSize : null,
+    fullSize: storedFullSize(r),
     outcome: r.outcome,
     status: r.status,
     errorCode: r.errorCode,
-    errorMessage: r.errorMessage,
+    errorMessage: clampText(r.errorMessage, MAX_ERROR_MESSAGE_CHARS),
   };
 }
 

@@ -10,7 +10,7 @@ import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
 import { createRedis, letSetUpsFinish, onQueueError, reportOutages } from '../queues/connection.js';
-import { ALERT_DELIVERY_ATTEMPTS } from '../queues/queues.js';
+import { ALERT_DELIVERY_ATTEMPTS, BATCH_MAX_STALLS, SITE_MAX_STALLS } from '../queues/queues.js';
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
 import { FetchRetryError } from './night-runner.js';
 import { parsePayload } from './job-payload.js';
@@ -148,12 +148,13 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
           if (summary.skipped > 0) await finishRunIfComplete(rt, runId);
           return summary;
         },
-        { connection, prefix, concurrency: config.ROBOTS_AUDIT_BATCH_CONCURRENCY, ...lock },
+        { connection, prefix, concurrency: config.ROBOTS_AUDIT_BATCH_CONCURRENCY, ...lock, maxStalledCount: BATCH_MAX_STALLS },
     );
-    // Retries used up (Postgres away for long, say): each of its sites goes on in a site job of its
-    // own, which stores it, finds it stored, or fails and is counted apart; the run still ends.
+    // Retries used up (Postgres away for long, say), or its process died under it (a stall fails a
+    // batch at once, BATCH_MAX_STALLS): each of its sites goes on in a site job of its own, which
+    // stores it, finds it stored, or fails and is counted apart; the run still ends.
     batchWorker.on('failed', (job, err) => {
-      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+      if (!job || !isFinalFailure(job, err)) return;
       const parsed = fetchSitesPayload.safeParse(job.data);
       if (!parsed.success) return;
       const { runId, siteIds } = parsed.data;
@@ -174,17 +175,33 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
         if (outcome.kind === 'skipped') await finishRunIfComplete(rt, runId);
         return outcome;
       },
-      { connection, prefix, concurrency: config.ROBOTS_AUDIT_SITE_CONCURRENCY, ...lock, settings: { backoffStrategy: siteBackoff(config.ROBOTS_AUDIT_JOB_BACKOFF_MS) } },
+      {
+        connection,
+        prefix,
+        concurrency: config.ROBOTS_AUDIT_SITE_CONCURRENCY,
+        ...lock,
+        maxStalledCount: SITE_MAX_STALLS,
+        settings: { backoffStrategy: siteBackoff(config.ROBOTS_AUDIT_JOB_BACKOFF_MS) },
+      },
     );
-    // Retries used up: the site counts as failed for its run, which can then end without it.
+    // Retries used up, or stalled past SITE_MAX_STALLS (its night kills the process that runs it):
+    // the site counts as failed for its run, like one whose retries are used up, and the run can
+    // end without it.
     siteWorker.on('failed', (job, err) => {
-      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+      if (!job || !isFinalFailure(job, err)) return;
       const parsed = fetchSitePayload.safeParse(job.data);
       if (!parsed.success) return;
       const { runId, siteId } = parsed.data;
-      rt.log.error({ queue: 'site', job: job.id, runId, siteId, err }, 'site failed for good; its run goes on without it');
-      void rt.lifecycle
-        .markSiteFailed(runId, siteId, err.message)
+      rt.log.error({ queue: 'site', job: job.id, runId, siteId, err }, 'site failed for good; its night is recorded as night_failed');
+      // Its night is recorded as failed (listed, alerted, counted done); if even that cannot be
+      // stored, the site is counted failed so that the run still ends.
+      void rt.nights
+        .storeFailedNight(runId, siteId, err.message)
+        .catch((e: unknown) => {
+          rt.log.error({ queue: 'site', runId, siteId, err: e }, 'could not record the failed night; counting the site as failed');
+          return false;
+        })
+        .then((recorded) => (recorded ? undefined : rt.lifecycle.markSiteFailed(runId, siteId, err.message)))
         .then(() => finishRunIfComplete(rt, runId))
         // Postgres away too: the reconcile loop finds the failed job and counts it later.
         .catch((e: unknown) => rt.log.warn({ runId, siteId, err: e }, 'could not count a failed site yet'));

@@ -13,6 +13,7 @@ import type { FetchResult } from '../http/fetch-result.js';
 import type { FlipRule, RedirectHop } from '../db/schema.js';
 import type { ResponseRow } from '../db/responses.js';
 import { responseRowOf } from '../db/responses.js';
+import { MAX_ERROR_MESSAGE_CHARS, clampInt4, clampText } from '../db/column-limits.js';
 import { effectivePolicy, isUnreachable } from '../policy/index.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
@@ -276,6 +277,15 @@ export function answerOf(
   return same ? { row, ref: { id: last.responseId! }, newRow: null } : { row, ref: { key: row.key }, newRow: row };
 }
 
+/**
+ * The full size a night records: the size the answer announced or counted when it differs from
+ * the bytes kept, within the `integer` column (a `Content-Length: 99999999999` is a claim, not
+ * bytes read: it is kept as the column's largest value, never failing the night).
+ */
+export function storedFullSize(result: Pick<FetchResult, 'fullSize' | 'bodyBytes'>): number | null {
+  return result.fullSize !== null && result.fullSize !== result.bodyBytes ? clampInt4(result.fullSize) : null;
+}
+
 export async function computeSiteNight(input: SiteNightInput, load: NightLoaders): Promise<SiteNight> {
   const { result, previous, runId, runAt, siteId } = input;
 
@@ -283,8 +293,12 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
   const policy = effectivePolicy<number>({
     outcome: result.outcome,
     now: runAt,
-    unreachableSince: previous && isUnreachable(previous.outcome) ? previous.unreachableSince : null,
+    unreachableSince: previous && (isUnreachable(previous.outcome) || previous.outcome === 'night_failed') ? previous.unreachableSince : null,
     lastReachable: previous?.lastReachable ? { snapshotId: previous.lastReachable.runId, outcome: previous.lastReachable.outcome } : null,
+    // night_failed: the previous night's policy stands, with the rules it applied.
+    previous: previous
+      ? { kind: previous.policy, reason: previous.policyReason, rulesFrom: previous.rulesRunId === null ? null : { snapshotId: previous.rulesRunId } }
+      : null,
   });
 
   // The body, hashed and parsed once, and only when it is not the one the site served last.
@@ -446,12 +460,13 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     unreachableSince: policy.unreachableSince,
     siteId,
     runId,
-    durationMs: result.durationMs,
+    durationMs: clampInt4(result.durationMs)!,
     body: bodyRef,
     response: responseRef,
     rulesRunId: fromFallback ? rulesRunId : null,
-    cacheLifetimeSeconds: result.cache?.lifetimeSeconds ?? null,
-    fullSize: result.fullSize !== null && result.fullSize !== result.bodyBytes ? result.fullSize : null,
+    // Issue 17: what a site sends is clamped to its column (column-limits.ts), or the night is lost.
+    cacheLifetimeSeconds: clampInt4(result.cache?.lifetimeSeconds ?? null),
+    fullSize: storedFullSize(result),
     outcome: result.outcome,
     policy: policy.kind,
     status: result.status,
@@ -459,10 +474,12 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     truncated: result.truncated,
     policyReason: policy.reason,
     errorCode: result.errorCode,
-    errorMessage: result.errorMessage,
+    errorMessage: clampText(result.errorMessage, MAX_ERROR_MESSAGE_CHARS),
   };
 
-  const reached = !isUnreachable(result.outcome);
+  // A failed night did not reach the site either: it counts as a failed night, and the last
+  // night that reached the site stays the one before.
+  const reached = !isUnreachable(result.outcome) && result.outcome !== 'night_failed';
   const state: StateRow | null = input.nextNight
     ? null
     : {

@@ -3,6 +3,7 @@
  * agent, and which line decided. URLs typed by people are put in canonical form first (D-5);
  * the engine then compares that string byte for byte, as Google's parser does (T29, C16).
  */
+import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
@@ -83,12 +84,12 @@ function runChecks(robots: RobotsTxt, inputs: string[], uas: string[], json: boo
     } catch (err) {
       failed = true;
       const message = err instanceof Error ? err.message : String(err);
-      io.stdout.write(json ? `${JSON.stringify({ input, error: message })}\n` : `${'error'.padEnd(VERDICT_WIDTH)}  ${input}  (${message})\n`);
+      io.stdout.write(json ? `${JSON.stringify({ input, error: message })}\n` : `${terminalText(`${'error'.padEnd(VERDICT_WIDTH)}  ${input}  (${message})`)}\n`);
       continue;
     }
     for (const ua of uas) {
       const explanation = explainAsCrawler(robots, url, ua);
-      io.stdout.write(json ? `${JSON.stringify(jsonResult(input, url, ua, explanation))}\n` : `${textResult(robots, url, ua, explanation, showAgent)}\n`);
+      io.stdout.write(json ? `${JSON.stringify(jsonResult(input, url, ua, explanation))}\n` : `${terminalText(textResult(robots, url, ua, explanation, showAgent))}\n`);
     }
   }
   return failed;

@@ -4,6 +4,7 @@
  * applies (src/reports/site-explain.ts): the same engine and group choice as the nightly
  * verdicts (R-42), on the rules body in force.
  */
+import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
@@ -62,7 +63,7 @@ URL is not on it; 2 when --ua is not a product token (T14: letters, "-" and "_")
             throw new SiteReportError('not_found', err.message);
           }
           const explanation = await explainSiteUrl(pool, site, url, ua);
-          io.stdout.write(options.json ? `${JSON.stringify(explanationJson(explanation), null, 2)}\n` : formatExplanation(explanation));
+          io.stdout.write(options.json ? `${JSON.stringify(explanationJson(explanation), null, 2)}\n` : terminalText(formatExplanation(explanation)));
         });
       });
     });

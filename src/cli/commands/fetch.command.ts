@@ -9,6 +9,7 @@
  * whose policy takes the site's history into account (D-3), computed and stored as a nightly run
  * stores it.
  */
+import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
@@ -25,7 +26,7 @@ import { effectivePolicy } from '../../policy/index.js';
 import { lintRobotsTxt } from '../../robots/index.js';
 import type { Diagnostic } from '../../robots/index.js';
 import { InvalidUrlError, normalizeOrigin } from '../../robots/origin.js';
-import { storeSingleNight } from '../../services/night-runner.js';
+import { failedNightResult, storeSingleNight } from '../../services/night-runner.js';
 import type { SnapshotSummary } from '../../services/snapshot-summary.js';
 import { summarizeBody } from '../../services/snapshot-summary.js';
 import { formatDiagnostic } from './lint.command.js';
@@ -85,7 +86,7 @@ a 5xx is an observation), 2 for a URL that cannot be parsed, a bad option or a d
       return;
     }
     const report = options.store ? await fetchAndStore(origin, fetchOptions, options) : await fetchOnly(origin, fetchOptions);
-    io.stdout.write(options.json ? `${JSON.stringify(jsonReport(report))}\n` : textReport(report));
+    io.stdout.write(options.json ? `${JSON.stringify(jsonReport(report))}\n` : terminalText(textReport(report)));
   });
 };
 
@@ -114,11 +115,22 @@ async function fetchAndStore(origin: string, fetchOptions: FetchOptions, options
       runAt: now,
       startedAt: now,
       sitesTotal: 1,
+      // Its one site, named: a run without a list would be read as every site by reconcile.
+      siteIds: [site.id],
     });
     // One attempt, no retry: a manual fetch reports what the site answers now.
     const result = await fetchRobotsTxt(origin, fetchOptions);
-    const { stored } = await storeSingleNight(pool, run.id, site.id, result);
-    if (!stored) throw new Error(`run ${run.runKey} already has the night of ${origin}; try again`);
+    try {
+      const { stored } = await storeSingleNight(pool, run.id, site.id, result);
+      if (!stored) throw new Error(`run ${run.runKey} already has the night of ${origin}; try again`);
+    } catch (err) {
+      // The run ends, failed, with the site's night recorded as failed when that can be stored:
+      // never `running` with nothing to finish it.
+      const reason = err instanceof Error ? err.message : String(err);
+      await storeSingleNight(pool, run.id, site.id, failedNightResult(origin, reason)).catch(() => undefined);
+      await repos.runs.finishRun(run.id, { status: 'failed' }).catch(() => undefined);
+      throw err;
+    }
     const finished = await repos.runs.finishRun(run.id, { status: 'completed' });
     const snapshot = await repos.snapshots.snapshotFor(finished.id, site.id);
     if (!snapshot) throw new Error(`the fetch of ${origin} was not stored`);

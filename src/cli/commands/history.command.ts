@@ -3,6 +3,7 @@
  * and HTTP status, the effective policy and the spec rule behind it, what changed, the verdicts
  * that flipped and the alerts raised (src/reports/site-history.ts).
  */
+import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
@@ -48,7 +49,7 @@ Exit codes: 0; 1 when the site is not monitored (or a host matches several); 2 f
         const limit = options.limit === undefined ? DEFAULT_HISTORY_LIMIT : parseLimit(options.limit);
         await withDatabase(options, async (_db, pool) => {
           const history = await siteHistory(pool, await findSite(pool, siteInput), { limit });
-          io.stdout.write(options.json ? `${JSON.stringify(historyJson(history, limit), null, 2)}\n` : formatHistory(history));
+          io.stdout.write(options.json ? `${JSON.stringify(historyJson(history, limit), null, 2)}\n` : terminalText(formatHistory(history)));
         });
       });
     });

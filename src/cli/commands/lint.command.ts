@@ -3,6 +3,7 @@
  * diagnostic per line in the compilers' `LINE:severity:code: message` shape so that editors and
  * grep can use it. Exit code 1 when there is an error-severity diagnostic.
  */
+import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
@@ -31,7 +32,7 @@ and a summary on standard error. Exit code 1 when there is any error, else 0.
     )
     .action(async (file: string, options: LintOptions) => {
       const diagnostics = lintRobotsTxt(await readInput(file, io.stdin), { includeTrivia: options.all === true });
-      for (const d of diagnostics) io.stdout.write(options.json ? `${JSON.stringify(d)}\n` : `${formatDiagnostic(d)}\n`);
+      for (const d of diagnostics) io.stdout.write(options.json ? `${JSON.stringify(d)}\n` : `${terminalText(formatDiagnostic(d))}\n`);
       const counts = countBySeverity(diagnostics);
       io.stderr.write(`${file === '-' ? '<stdin>' : file}: ${summary(counts)}\n`);
       if (counts.error > 0) io.exitCode = 1;

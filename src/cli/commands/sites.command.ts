@@ -10,7 +10,7 @@ import { readInput } from '../read-input.js';
 import { parseLabels, parseSitesCsv, SITES_CSV_COLUMNS } from '../sites-csv.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseErrorMessage, databaseUrlOption, withDatabase } from '../with-database.js';
-import { InvalidUrlError, normalizeOrigin } from '../../robots/origin.js';
+import { InvalidUrlError, auditableOrigin, normalizeOrigin } from '../../robots/origin.js';
 import type { Labels, SiteListing } from '../../db/sites.repo.js';
 import { createSitesRepo } from '../../db/sites.repo.js';
 import { createPortfoliosRepo } from '../../db/portfolios.repo.js';
@@ -18,6 +18,7 @@ import { createPortfoliosRepo } from '../../db/portfolios.repo.js';
 interface AddOptions extends DatabaseOptions {
   portfolio?: string;
   label: string[];
+  allowIp?: boolean;
 }
 
 interface ListOptions extends DatabaseOptions {
@@ -30,11 +31,11 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 /** Normalises each URL; a bad one is reported on stderr with its reason and sets exit code 1. */
-function originsOf(urls: string[], io: CliIo): string[] {
+function originsOf(urls: string[], io: CliIo, toOrigin: (url: string) => string): string[] {
   const origins: string[] = [];
   for (const url of urls) {
     try {
-      origins.push(normalizeOrigin(url));
+      origins.push(toOrigin(url));
     } catch (err) {
       if (!(err instanceof InvalidUrlError)) throw err;
       io.stderr.write(`${err.message}\n`);
@@ -65,8 +66,12 @@ export const registerSitesCommand: CommandRegistrar = (program: Command, io: Cli
     .argument('<url...>', 'any URL of each site (a bare host such as example.com is read as https); its origin is monitored')
     .option('--portfolio <name>', 'add the sites to this portfolio (created when new)')
     .option('--label <key=value>', 'label the sites (repeat, or key=value;key2=value2); a new value replaces the old', collect, [])
+    .option('--allow-ip', 'accept an IP address as a site\'s host (refused by default)')
     .addOption(databaseUrlOption())
-    .addHelpText('after', '\nA URL that cannot be parsed is reported with its reason and the exit code is 1; the others are still added.')
+    .addHelpText(
+      'after',
+      '\nA URL that cannot be parsed or audited (a scheme other than http or https, a host over 253 characters, an IP address without --allow-ip) is reported with its reason and the exit code is 1; the others are still added. A final dot of a host is dropped.',
+    )
     .action(async (urls: string[], options: AddOptions) => {
       const labels: Labels = {};
       try {
@@ -82,7 +87,8 @@ export const registerSitesCommand: CommandRegistrar = (program: Command, io: Cli
         io.exitCode = 1;
         return;
       }
-      const origins = originsOf(urls, io);
+      // Only what can be audited every night: http(s), a DNS name (issue 17; an IP with --allow-ip).
+      const origins = originsOf(urls, io, (url) => auditableOrigin(url, { allowIpLiterals: options.allowIp === true }));
       if (origins.length === 0) return;
       await withDatabase(options, async (db) => {
         const result = await createSitesRepo(db).addSites(origins, { ...(portfolio ? { portfolio } : {}), labels });
@@ -95,6 +101,7 @@ export const registerSitesCommand: CommandRegistrar = (program: Command, io: Cli
     .command('import')
     .description('Add or update sites from a CSV file, all in one transaction.')
     .argument('<file>', 'the CSV file; "-" reads standard input')
+    .option('--allow-ip', 'accept IP addresses as sites\' hosts (refused by default)')
     .addOption(databaseUrlOption())
     .addHelpText(
       'after',
@@ -108,8 +115,8 @@ A bad row is reported as "line N: <reason>" (N counts the header as line 1) and 
 rows are imported together, or nothing is if the import fails. Rows for the same site merge.
 Exit code 1 when any row was bad.`,
     )
-    .action(async (file: string, options: DatabaseOptions) => {
-      const csv = parseSitesCsv(await readInput(file, io.stdin));
+    .action(async (file: string, options: DatabaseOptions & { allowIp?: boolean }) => {
+      const csv = parseSitesCsv(await readInput(file, io.stdin), { allowIpLiterals: options.allowIp === true });
       for (const problem of csv.problems) io.stderr.write(`line ${problem.line}: ${problem.reason}\n`);
       if (csv.problems.length > 0) io.exitCode = 1;
       if (csv.fatal) {
@@ -163,7 +170,8 @@ Exit code 1 when any row was bad.`,
     .argument('<url...>', 'any URL of each site')
     .addOption(databaseUrlOption())
     .action(async (urls: string[], options: DatabaseOptions) => {
-      const origins = originsOf(urls, io);
+      // Any site stored, whatever `sites add` accepts now.
+      const origins = originsOf(urls, io, normalizeOrigin);
       if (origins.length === 0) return;
       await withDatabase(options, async (db) => {
         const repo = createSitesRepo(db);

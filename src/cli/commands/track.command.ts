@@ -15,7 +15,7 @@ import type { Database } from '../../db/client.js';
 import { createSitesRepo } from '../../db/sites.repo.js';
 import type { TrackedUrlListing } from '../../db/tracked-urls.repo.js';
 import { createTrackedUrlsRepo } from '../../db/tracked-urls.repo.js';
-import { InvalidUrlError, normalizeOrigin, resolveSiteUrl } from '../../robots/origin.js';
+import { InvalidUrlError, auditableOrigin, resolveSiteUrl } from '../../robots/origin.js';
 
 interface TrackOptions extends DatabaseOptions {
   ua?: string[];
@@ -50,7 +50,8 @@ function resolveAll(origin: string, inputs: string[], io: CliIo): string[] {
 async function findSite(db: Database, input: string, io: CliIo): Promise<{ id: number; origin: string } | null> {
   let origin: string;
   try {
-    origin = normalizeOrigin(input);
+    // The form `sites add` stored it in (a final dot dropped); an IP site was added with --allow-ip.
+    origin = auditableOrigin(input, { allowIpLiterals: true });
   } catch (err) {
     if (!(err instanceof InvalidUrlError)) throw err;
     io.stderr.write(`${err.message}\n`);

@@ -48,6 +48,7 @@ export type AlertSeverity = 'critical' | 'warning' | 'info';
 
 export const ALERT_KINDS = [
   'site_unreachable',
+  'night_failed',
   'disallow_all_added',
   'search_url_disallowed',
   'rules_changed',
@@ -81,6 +82,12 @@ export const ALERT_RULES = [
     severity: 'critical',
     when: 'The effective policy becomes full disallow because robots.txt answers 5xx or cannot be fetched.',
     spec: ['R-13', 'R-15', 'D-3'],
+  },
+  {
+    kind: 'night_failed',
+    severity: 'critical',
+    when: "The site's night could not be computed or stored (its jobs failed for good): the site was not audited, from that night on.",
+    spec: [],
   },
   {
     kind: 'disallow_all_added',
@@ -278,6 +285,7 @@ const OUTCOME_LABEL: Readonly<Record<FetchOutcome, string>> = {
   server_error: '5xx',
   network_error: 'network failure',
   redirect_limit: 'too many redirects',
+  night_failed: 'night not stored',
 };
 
 export function outcomeLabel(outcome: FetchOutcome | null): string {
@@ -347,6 +355,10 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
     return flipDetails(flips);
   };
 
+  // Once per streak of failed nights, as site_unreachable is once per outage.
+  if (change.outcomeTo === 'night_failed' && change.outcomeFrom !== 'night_failed') {
+    add('night_failed', `${origin} could not be audited tonight: its night failed and was not stored`, { policy });
+  }
   if (unreachable) {
     add('site_unreachable', `robots.txt unreachable on ${origin} (${outcomeLabel(change.outcomeTo)}): crawlers must not crawl anything`, {
       policy,

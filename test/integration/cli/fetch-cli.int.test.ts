@@ -221,6 +221,26 @@ describe('fetch --store: a manual run with its night (attempt, body, snapshot, v
 
   const store = (host: string, extra: string[] = []) => fetchCli(host, ['--store', '--database-url', testDb.url, ...extra]);
 
+  it('issue 17: a store that fails ends its run (failed), with its one site listed and a night_failed night', async () => {
+    // Postgres refuses the ok night of this site (a trigger, as a failing constraint would).
+    await testDb.db.execute(sql.raw(`
+      create or replace function refuse_ok_night() returns trigger language plpgsql as $$
+      begin if new.outcome = 'ok' then raise exception 'refused for the test' using errcode = '22003'; end if; return new; end $$;
+      create trigger refuse_ok_night before insert on snapshots for each row execute function refuse_ok_night();`));
+    try {
+      const run = await store('ok.test');
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain('refused for the test');
+    } finally {
+      await testDb.db.execute(sql.raw('drop trigger refuse_ok_night on snapshots; drop function refuse_ok_night();'));
+    }
+    const runs = await testDb.db.execute<{ status: string; site_ids: number[]; finished: boolean }>(sql`select status, site_ids, finished_at is not null as finished from audit_runs`);
+    const [site] = (await testDb.db.execute<{ id: number }>(sql`select id from sites`)).rows;
+    expect(runs.rows).toEqual([{ status: 'failed', site_ids: [site!.id], finished: true }]);
+    const nights = await testDb.db.execute<{ outcome: string; error_code: string }>(sql`select outcome::text, error_code from snapshots`);
+    expect(nights.rows).toEqual([{ outcome: 'night_failed', error_code: 'NIGHT_FAILED' }]);
+  });
+
   it('adds the site, records a completed manual run, its attempt, snapshot and verdicts, and says so', async () => {
     const run = await store('ok.test');
     expect(run.code).toBe(0);

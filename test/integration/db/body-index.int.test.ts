@@ -29,7 +29,7 @@ afterAll(async () => db?.close());
 
 describe('indexStoredBodies: a body stored before its index existed', () => {
   it('stores its rules with their group and line', async () => {
-    const { rows } = await db.pool.query('select line, group_no, kind, user_agents, value from body_rules where body_id = $1 order by line', [bodyId]);
+    const { rows } = await db.pool.query('select r.line, r.group_no, r.kind, g.user_agents, r.value from body_rules r join body_groups g using (body_id, group_no) where r.body_id = $1 order by r.line', [bodyId]);
     expect(rows).toEqual([
       { line: 2, group_no: 0, kind: 'disallow', user_agents: ['GPTBot'], value: '/' },
       { line: 5, group_no: 1, kind: 'disallow', user_agents: ['*'], value: '/private/' },

@@ -265,3 +265,38 @@ describe('sites import', () => {
     expect((await repo.listSites({ portfolio: 'bulk' })).length).toBe(2500);
   });
 });
+
+describe('issue 17, item 9: sites add and import refuse what cannot be audited, in one line each', () => {
+  it('a 10,000-character host, ftp and an IP address are refused with exit code 1; the good URL is added', async () => {
+    const huge = `${'a.'.repeat(5_000)}example`;
+    const run = await sites(['add', huge, 'ftp://files.example', 'https://10.0.0.1', 'ok.example']);
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/host too long \(10007 characters; a DNS name has at most 253\)/);
+    expect(lines[0]!.length).toBeLessThan(200);
+    expect(lines[1]).toMatch(/unsupported scheme ftp/);
+    expect(lines[2]).toMatch(/IP address/);
+    expect((await listJson()).map((s) => s.origin)).toEqual(['https://ok.example']);
+  });
+
+  it('a host with a final dot is the same site as without', async () => {
+    expect((await sites(['add', 'trailing-dot.example'])).code).toBe(0);
+    const again = await sites(['add', 'trailing-dot.example.:443']);
+    expect(again.stdout).toBe('updated https://trailing-dot.example\n');
+    expect(await count('sites')).toBe(1);
+  });
+
+  it('--allow-ip accepts an IP address', async () => {
+    const run = await sites(['add', '--allow-ip', 'http://127.0.0.1:8080']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((await listJson()).map((s) => s.origin)).toEqual(['http://127.0.0.1:8080']);
+  });
+
+  it('import reports each refused row by line and imports the others', async () => {
+    const run = await sites(['import', csvFile('refused.csv', 'url\nftp://files.example\nhttps://10.0.0.1\nshop.example.\n')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^line 2: .*unsupported scheme ftp.*\nline 3: .*IP address.*\n$/);
+    expect((await listJson()).map((s) => s.origin)).toEqual(['https://shop.example']);
+  });
+});

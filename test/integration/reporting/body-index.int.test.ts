@@ -38,7 +38,7 @@ async function currentBody(): Promise<number> {
 
 describe('a body stored by a night is indexed in the same transaction', () => {
   it('body_rules: every rule with its line, group and the group\'s user-agents', async () => {
-    const rules = await rows(p, 'select line, group_no, kind, user_agents, value from body_rules where body_id = $1 order by line', [await currentBody()]);
+    const rules = await rows(p, 'select r.line, r.group_no, r.kind, g.user_agents, r.value from body_rules r join body_groups g using (body_id, group_no) where r.body_id = $1 order by r.line', [await currentBody()]);
     expect(rules).toEqual([
       { line: 2, group_no: 0, kind: 'disallow', user_agents: ['*'], value: '/private/' },
       { line: 3, group_no: 0, kind: 'disallow', user_agents: ['*'], value: '/drafts/' },

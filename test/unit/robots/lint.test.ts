@@ -8,9 +8,20 @@ import { LINT_CODES, lintRobotsTxt } from '../../../src/robots/index.js';
 import { MAX_STAR_RULE_GAPS } from '../../../src/robots/star-rule-gaps.js';
 import type { Diagnostic, LintCode, LintOptions } from '../../../src/robots/index.js';
 import { bytes } from './verdict.js';
+import { letterName } from '../../helpers/hostile-bodies.js';
 
 const codes = (body: string | Uint8Array, options?: LintOptions) => lintRobotsTxt(body, options).map((d) => `${d.line}:${d.code}`);
 const only = (body: string | Uint8Array, code: LintCode, options?: LintOptions) => lintRobotsTxt(body, options).filter((d) => d.code === code);
+
+/**
+ * 250 agents each named in the shared group of 1,000 rules and in a group of their own: 250
+ * distinct merged rule sets of 1,001 rules (R-34), past MAX_CONFLICT_CHECK_RULES in all.
+ */
+const manyMergedRuleSets = [
+  ...Array.from({ length: 250 }, (_, i) => `User-agent: a${letterName(i)}`),
+  ...Array.from({ length: 1000 }, (_, i) => `Disallow: /p${i}`),
+  ...Array.from({ length: 250 }, (_, i) => `User-agent: a${letterName(i)}\nAllow: /q${i}`),
+].join('\n');
 
 /** One case per code: a body, the code, the lines it must be reported on, and a word of its message. */
 const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
@@ -25,6 +36,7 @@ const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
   ['path-not-anchored', 'User-agent: *\nDisallow: fish/\nDisallow: *fish\nAllow: /ok\nDisallow: https://example.com/x/*\n', [2, 5], /never matches/],
   ['conflicting-rule', 'User-agent: a\nDisallow: /x\nAllow: /x\nUser-agent: b\nDisallow: /y\nUser-agent: a\nAllow: /y\n', [2], /allow win/],
   ['star-rule-not-inherited', 'User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n\nUser-agent: GPTBot\nDisallow: /tmp/\n', [2], /does not apply to GPTBot, .*user-agent line 5/],
+  ['too-complex', manyMergedRuleSets, [251], /stopped here: it compares at most 200000 rules/],
   ['disallow-all', 'User-agent: *\nDisallow: /\nDisallow: /*\nDisallow: *\nDisallow: /*$\nDisallow: /$\nDisallow: /a\nUser-agent: b\nDisallow: /\n', [2, 3, 4, 5], /whole site/],
   ['agent-name-truncated', 'User-agent: Googlebot/2.1\nUser-agent: Foo Bar\nUser-agent: *foo\nUser-agent: * x\nUser-agent: googlebot\nUser-agent: *\nDisallow: /\n', [1, 2, 3, 4], /Google reads/],
   ['empty-user-agent', 'User-agent:\nDisallow: /\n', [1], /no name/],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalUrl, InvalidUrlError, isInScope, normalizeOrigin, robotsTxtUrl } from '../../../src/robots/origin.js';
+import { auditableOrigin, canonicalUrl, InvalidUrlError, isInScope, normalizeOrigin, robotsTxtUrl } from '../../../src/robots/origin.js';
+import type { AuditableOriginOptions } from '../../../src/robots/origin.js';
 
 describe('R-1: the file lives at /robots.txt of an origin', () => {
   it.each([
@@ -59,4 +60,45 @@ describe('D-5: canonical form of a URL to evaluate', () => {
     ['HTTP://EXAMPLE.com:80', 'http://example.com/'],
     ['example.com/a?b=c', 'https://example.com/a?b=c'],
   ])('%s -> %s', (input, expected) => expect(canonicalUrl(input)).toBe(expected));
+});
+
+describe('issue 17, item 9: the origins the CLI accepts as sites to audit', () => {
+  const longHost = `${'a'.repeat(60)}.`.repeat(5) + 'example';
+  it.each<[string, string, AuditableOriginOptions?]>([
+    ['example.com', 'https://example.com'],
+    ['trailing-dot.example.:443', 'https://trailing-dot.example'],
+    ['http://Trailing-Dot.Example./x', 'http://trailing-dot.example'],
+    ['https://127.0.0.1:8443', 'https://127.0.0.1:8443', { allowIpLiterals: true }],
+    ['http://[::1]', 'http://[::1]', { allowIpLiterals: true }],
+    [`${'a'.repeat(63)}.example`, `https://${'a'.repeat(63)}.example`],
+  ])('%s -> %s', (input, origin, options) => {
+    expect(auditableOrigin(input, options)).toBe(origin);
+  });
+
+  it.each<[string, RegExp]>([
+    ['ftp://example.com', /unsupported scheme ftp: sites are audited over http and https only/],
+    ['mailto:x@example.com', /unsupported scheme/],
+    [longHost, /host too long \(312 characters; a DNS name has at most 253\)/],
+    [`${'a.'.repeat(5_000)}example`, /host too long/],
+    [`${'a'.repeat(64)}.example`, /invalid host name/],
+    ['https://127.0.0.1', /IP address.*--allow-ip/],
+    ['http://[::1]:8080', /IP address/],
+    ['10.0.0.1', /IP address/],
+  ])('%s is refused: %s', (input, reason) => {
+    expect(() => auditableOrigin(input)).toThrow(reason);
+  });
+
+  it('a refused 10,000-character host is named in one short line', () => {
+    const input = `${'a.'.repeat(5_000)}example`;
+    const message = (() => {
+      try {
+        auditableOrigin(input);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    expect(message).not.toContain('\n');
+    expect(message.length).toBeLessThan(200);
+  });
 });

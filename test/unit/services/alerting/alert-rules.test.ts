@@ -70,6 +70,11 @@ const SCENARIOS: Record<AlertKind, { yields: SiteNightInput; nearMiss: SiteNight
     nearMiss: night({ kinds: [], outcomeFrom: 'server_error', outcomeTo: 'server_error', policyFrom: 'disallow_all', policyTo: 'disallow_all', policyReasonTo: 'R-13' }),
     nearMissIs: 'the second night of the same outage',
   },
+  night_failed: {
+    yields: night({ kinds: [], outcomeFrom: 'ok', outcomeTo: 'night_failed', policyFrom: 'rules', policyTo: 'rules', policyReasonTo: 'R-10' }),
+    nearMiss: night({ kinds: [], outcomeFrom: 'night_failed', outcomeTo: 'night_failed', policyFrom: 'rules', policyTo: 'rules', policyReasonTo: 'R-10' }),
+    nearMissIs: 'the second failed night in a row',
+  },
   disallow_all_added: {
     yields: bodyChange(BASE, `${BASE}Disallow: /\n`),
     nearMiss: bodyChange(BASE, `${BASE}\nUser-agent: GPTBot\nDisallow: /\n`),

@@ -1,0 +1,36 @@
+/**
+ * Bodies a hostile or careless website may serve, generated rather than stored: each is under
+ * Google's 500 KiB cut (R-18) but arranged to make per-agent x per-rule work explode (house
+ * style, habit 12). Issue 17 item 1 found the first one taking every worker down.
+ */
+
+/** R-18: the bytes Google reads; every hostile body here fits in them. */
+const GOOGLE_CUT_BYTES = 500 * 1024;
+
+/** A distinct name of letters for each index (T16: a user-agent token is read up to its first digit). */
+export function letterName(i: number): string {
+  let name = '';
+  let n = i;
+  do {
+    name = String.fromCharCode(0x61 + (n % 26)) + name;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return name;
+}
+
+/**
+ * One group of `agents` distinct user-agent lines over `rules` rules (one disallow in five,
+ * paths reused once the short ones run out): by default 15,000 agents and 27,000 rules, the
+ * shape issue 17 measured, in under 500 KiB.
+ */
+export function manyAgentsOneGroup(agents = 15_000, rules = 27_000): Uint8Array {
+  const lines: string[] = [];
+  for (let i = 0; i < agents; i++) lines.push(`user-agent:${letterName(i)}`);
+  for (let i = 0; i < rules; i++) {
+    const path = `/${(i % 1296).toString(36)}`;
+    lines.push(i % 5 === 0 ? `disallow:${path}` : `allow:${path}`);
+  }
+  const body = new TextEncoder().encode(lines.join('\n') + '\n');
+  if (body.length >= GOOGLE_CUT_BYTES) throw new Error(`hostile body is ${body.length} bytes, past the 500 KiB cut`);
+  return body;
+}
