@@ -1,8 +1,9 @@
 /**
  * The outcome classes of a robots.txt fetch (R-10..R-15, D-4), shared by the fetcher, the
- * policy and the database enum.
+ * policy and the database enum. `challenged`: a bot wall or WAF answered in the site's place
+ * (src/http/challenge.ts); appended last (Postgres adds enum values at the end).
  */
-export const FETCH_OUTCOMES = ['ok', 'unavailable', 'rate_limited', 'server_error', 'network_error', 'redirect_limit'] as const;
+export const FETCH_OUTCOMES = ['ok', 'unavailable', 'rate_limited', 'server_error', 'network_error', 'redirect_limit', 'challenged'] as const;
 
 export type FetchOutcome = (typeof FETCH_OUTCOMES)[number];
 

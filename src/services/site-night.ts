@@ -60,6 +60,23 @@ export interface PreviousNight {
   evalKey: Buffer | null;
   failedNights: number;
   lastChangeRunId: number | null;
+  /** The first night of the current run of bot challenges; null when the last night was not one. */
+  challengedSince: Date | null;
+  /** The night the site started flapping (src/policy/flapping.ts); null when it is not. */
+  flappingSince: Date | null;
+  /** Nights in a row the same version came back. */
+  stableNights: number;
+  /** The versions of the last nights (K), oldest first. */
+  recentVersions: RecentVersion[];
+}
+
+/** One night's version of the file, as site_state.recent_versions keeps it. */
+export interface RecentVersion {
+  /** sha256 of the body, hex. */
+  sha256: string;
+  runId: number;
+  /** ISO time of the night. */
+  runAt: string;
 }
 
 export interface TargetAgent {
@@ -153,6 +170,10 @@ export interface SnapshotRow {
   policyReason: PolicyReason;
   errorCode: string | null;
   errorMessage: string | null;
+  /** The site was flapping this night. */
+  flapping: boolean;
+  /** The confirmation fetch's body hash when it disagreed with the first answer. */
+  confirmSha256: Buffer | null;
 }
 
 export interface StateRow {
@@ -173,6 +194,10 @@ export interface StateRow {
   evalKey: Buffer;
   failedNights: number;
   lastChangeRunId: number | null;
+  challengedSince: Date | null;
+  flappingSince: Date | null;
+  stableNights: number;
+  recentVersions: RecentVersion[];
 }
 
 export interface ChangeRow {
@@ -285,7 +310,13 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     now: runAt,
     unreachableSince: previous && isUnreachable(previous.outcome) ? previous.unreachableSince : null,
     lastReachable: previous?.lastReachable ? { snapshotId: previous.lastReachable.runId, outcome: previous.lastReachable.outcome } : null,
+    // A challenged night keeps the rules in force: the last good body's (D-3 and R-10 alike).
+    lastPolicy: previous
+      ? { kind: previous.policy, rulesFrom: previous.policy === 'rules' && previous.lastGood ? { snapshotId: previous.lastGood.runId } : null }
+      : null,
   });
+  const challenged = result.outcome === 'challenged';
+  const challengedSince = challenged ? (previous?.challengedSince ?? runAt) : null;
 
   // The body, hashed and parsed once, and only when it is not the one the site served last.
   const body = result.outcome === 'ok' && result.body ? result.body : null;
@@ -409,6 +440,15 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     runId: String(runId),
     siteId,
     origin: input.origin,
+    challenge: {
+      started: challenged && !(previous?.outcome === 'challenged'),
+      ended: !challenged && previous?.outcome === 'challenged',
+      since: previous?.challengedSince ?? null,
+      vendor: result.challenge?.vendor ?? null,
+      signal: result.challenge?.signal ?? null,
+      status: result.status,
+      userAgent: result.challenge?.userAgent ?? null,
+    },
     change: {
       kinds: contentKinds,
       rulesDiff,
@@ -460,6 +500,8 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     policyReason: policy.reason,
     errorCode: result.errorCode,
     errorMessage: result.errorMessage,
+    flapping: false,
+    confirmSha256: null,
   };
 
   const reached = !isUnreachable(result.outcome);
@@ -488,6 +530,10 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
         evalKey,
         failedNights: reached ? 0 : (previous?.failedNights ?? 0) + 1,
         lastChangeRunId: change && !(kinds.length === 1 && kinds[0] === 'first_seen') ? runId : (previous?.lastChangeRunId ?? null),
+        challengedSince,
+        flappingSince: previous?.flappingSince ?? null,
+        stableNights: previous?.stableNights ?? 0,
+        recentVersions: previous?.recentVersions ?? [],
       };
 
   return {

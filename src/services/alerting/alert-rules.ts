@@ -19,6 +19,9 @@
  * | info     | `sitemaps_changed`      | a `Sitemap:` URL appears or goes                                               |
  * | info     | `records_changed`       | another known directive changes (crawl-delay, host, content-signal, ...)       |
  * | info     | `comments_only`         | the bytes changed but no crawler reads a difference                            |
+ * | warning  | `challenge_started`     | a bot wall (Cloudflare, AWS WAF, ...) answers instead of the site: the last    |
+ * |          |                         | known policy stands, unverified; let the auditor's User-Agent through          |
+ * | info     | `challenge_ended`       | the site answers the auditor again                                             |
  *
  * Decisions:
  * - Grouping: one alert per site, run and kind. A night in which forty tracked URLs become
@@ -36,6 +39,8 @@
  * - A flip needs a previous verdict: `from: null` (a URL tracked since tonight) is no flip.
  * - Flips of other families (seo, social, other) raise nothing of their own; a rule change
  *   behind them raises `rules_changed`.
+ * - Challenges: one alert when they start (raised on a site's first night too: the user can act
+ *   on it), one when they end; a challenged night changes no policy, so it raises nothing else.
  */
 import { createHash } from 'node:crypto';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.js';
@@ -43,6 +48,7 @@ import type { RobotsChangeKind, RobotsDiff } from '../../robots/diff.js';
 import { describeRobotsDiff } from '../../robots/diff.js';
 import type { RuleKind } from '../../robots/types.js';
 import type { StarRuleGap } from '../../robots/star-rule-gaps.js';
+import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../../http/challenge.js';
 
 export type AlertSeverity = 'critical' | 'warning' | 'info';
 
@@ -61,6 +67,8 @@ export const ALERT_KINDS = [
   'sitemaps_changed',
   'records_changed',
   'comments_only',
+  'challenge_started',
+  'challenge_ended',
 ] as const;
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -150,6 +158,13 @@ export const ALERT_RULES = [
     when: 'The bytes changed but no crawler reads a difference (comments, whitespace, order, key case).',
     spec: ['R-23', 'R-24', 'R-35'],
   },
+  {
+    kind: 'challenge_started',
+    severity: 'warning',
+    when: "A bot wall or WAF (Cloudflare, AWS WAF, Vercel, DataDome, ...) answers instead of the site: the last known policy stands, unverified, until the auditor's User-Agent is let through.",
+    spec: ['R-12'],
+  },
+  { kind: 'challenge_ended', severity: 'info', when: 'The site answers the auditor again after bot challenges.', spec: ['R-10'] },
 ] as const satisfies readonly AlertRule[];
 
 export const SEVERITY_OF: Readonly<Record<AlertKind, AlertSeverity>> = Object.fromEntries(
@@ -208,12 +223,26 @@ export interface SiteNightChange {
   starGapsOpened?: readonly StarRuleGap[];
 }
 
+/** Bot challenges (src/http/challenge.ts) starting or ending tonight. */
+export interface ChallengeChange {
+  started: boolean;
+  ended: boolean;
+  /** When the run of challenges that ends tonight began. */
+  since: Date | null;
+  vendor: ChallengeVendor | null;
+  signal: string | null;
+  status: number | null;
+  /** The User-Agent the auditor sends: what to let through. */
+  userAgent: string | null;
+}
+
 export interface SiteNightInput {
   runId: string;
   siteId: string | number;
   origin: string;
   change: SiteNightChange;
   flips: readonly VerdictFlip[];
+  challenge?: ChallengeChange;
 }
 
 export interface AlertFlip {
@@ -252,6 +281,8 @@ export interface AlertDetails {
   /** `star_rules_bypassed`: the `*` Disallow paths newly left open, and by which crawlers' group. */
   gaps?: { crawlers: string[]; path: string; starLine: number; groupLine: number }[];
   gapsTotal?: number;
+  /** `challenge_started` / `challenge_ended`: who answered, how we knew, what to let through. */
+  challenge?: { vendor: ChallengeVendor | null; signal: string | null; status: number | null; userAgent: string | null; since: string | null; action?: string };
 }
 
 export interface AlertDraft {
@@ -278,6 +309,7 @@ const OUTCOME_LABEL: Readonly<Record<FetchOutcome, string>> = {
   server_error: '5xx',
   network_error: 'network failure',
   redirect_limit: 'too many redirects',
+  challenged: 'bot challenge',
 };
 
 export function outcomeLabel(outcome: FetchOutcome | null): string {
@@ -430,6 +462,28 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   }
   if (!firstNight && change.kinds.includes('comments_only')) {
     add('comments_only', `robots.txt comments or layout changed on ${origin} (no rule changed)`, {});
+  }
+
+  const challenge = input.challenge;
+  if (challenge?.started) {
+    const who = challenge.vendor ? CHALLENGE_VENDOR_NAMES[challenge.vendor] : 'bot protection';
+    const ua = challenge.userAgent ?? 'the auditor';
+    add('challenge_started', `${who} challenges the auditor on ${origin}: robots.txt unverified, the last known policy stands`, {
+      challenge: {
+        vendor: challenge.vendor,
+        signal: challenge.signal,
+        status: challenge.status,
+        userAgent: challenge.userAgent,
+        since: null,
+        action: `Let the User-Agent "${ua}" fetch /robots.txt through ${who} (an allow or skip rule for it, or for /robots.txt).`,
+      },
+    });
+  }
+  if (challenge?.ended) {
+    add('challenge_ended', `robots.txt answered again on ${origin} (${outcomeLabel(change.outcomeTo)}) after bot challenges`, {
+      challenge: { vendor: null, signal: null, status: challenge.status, userAgent: challenge.userAgent, since: challenge.since?.toISOString() ?? null },
+      policy,
+    });
   }
   return out;
 }

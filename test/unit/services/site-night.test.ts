@@ -132,6 +132,10 @@ class Timeline {
         evalKey: s.evalKey,
         failedNights: s.failedNights,
         lastChangeRunId: s.lastChangeRunId,
+        challengedSince: s.challengedSince,
+        flappingSince: s.flappingSince,
+        stableNights: s.stableNights,
+        recentVersions: s.recentVersions,
       };
       this.state = state;
       this.states.set(n, state);

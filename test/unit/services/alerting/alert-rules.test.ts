@@ -8,7 +8,7 @@ import {
   alertDedupeKey,
   alertsForSiteNight,
 } from '../../../../src/services/alerting/alert-rules.js';
-import type { AlertKind, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
+import type { AlertKind, ChallengeChange, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
 
 const ORIGIN = 'https://shop.example';
 const BASE = 'User-agent: *\nDisallow: /cart\n\nUser-agent: Googlebot\nDisallow: /search\n';
@@ -136,7 +136,29 @@ const SCENARIOS: Record<AlertKind, { yields: SiteNightInput; nearMiss: SiteNight
     nearMiss: bodyChange(BASE, BASE),
     nearMissIs: 'the same bytes',
   },
+  challenge_started: {
+    yields: { ...night({ kinds: [], outcomeTo: 'challenged', policyReasonTo: 'challenged' }), challenge: challengeChange({ started: true }) },
+    nearMiss: { ...night({ kinds: [], outcomeFrom: 'challenged', outcomeTo: 'challenged', policyReasonTo: 'challenged' }), challenge: challengeChange({}) },
+    nearMissIs: 'the second challenged night in a row',
+  },
+  challenge_ended: {
+    yields: { ...night({ kinds: [], outcomeFrom: 'challenged' }), challenge: challengeChange({ ended: true }) },
+    nearMiss: { ...night({ kinds: [] }), challenge: challengeChange({}) },
+    nearMissIs: 'an ordinary night after an ordinary night',
+  },
 };
+
+function challengeChange(partial: Partial<ChallengeChange>): ChallengeChange {
+  return { started: false, ended: false, since: null, vendor: 'cloudflare', signal: 'cf-mitigated: challenge', status: 403, userAgent: 'robots-audit/0.1', ...partial };
+}
+
+describe('challenge_started: says what to let through', () => {
+  it('names the vendor and the User-Agent to allow', () => {
+    const [alert] = alertsForSiteNight(SCENARIOS.challenge_started.yields);
+    expect(alert!.title).toContain('Cloudflare');
+    expect(alert!.details.challenge?.action).toContain('"robots-audit/0.1"');
+  });
+});
 
 describe('ALERT_RULES: each rule has a case that raises it and a near miss that does not', () => {
   it('lists every kind once', () => {
