@@ -335,6 +335,12 @@ export async function loadBody(db: Queryable, bodyId: number): Promise<Buffer | 
   return rows[0]?.content ?? null;
 }
 
+/** A stored body by its hash (bodies are unique by sha256). */
+export async function loadBodyBySha(db: Queryable, sha256: Buffer): Promise<Buffer | null> {
+  const { rows } = await db.query<{ content: Buffer }>({ name: 'night-body-by-sha', text: 'select content from bodies where sha256 = $1', values: [sha256] });
+  return rows[0]?.content ?? null;
+}
+
 /** The spans of these URLs open now, or (replayed) covering the night `at`. */
 export async function loadSpansInForce(db: Queryable, trackedUrlIds: number[], at: { runId: number; runAt: Date }, replayed: boolean): Promise<VerdictSpan[]> {
   if (trackedUrlIds.length === 0) return [];
@@ -608,7 +614,10 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
 async function storeBodies(db: pg.PoolClient, nights: readonly SiteNight[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   const wanted = new Map<string, NonNullable<SiteNight['newBody']>>();
-  for (const n of nights) if (n.newBody) wanted.set(n.newBody.sha256.toString('hex'), n.newBody);
+  for (const n of nights) {
+    if (n.newBody) wanted.set(n.newBody.sha256.toString('hex'), n.newBody);
+    if (n.confirmBody) wanted.set(n.confirmBody.sha256.toString('hex'), n.confirmBody);
+  }
   // A body can also be referenced by hash without being new to this site's history (a night
   // replayed after a later one stored it): resolve every hash referenced.
   for (const n of nights) {

@@ -122,6 +122,8 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
       ROBOTS_AUDIT_RESOLVE: '*.demo=127.0.0.1',
       // A 503 is retried within the night as in production, but once and 0.1 s later.
       ROBOTS_AUDIT_RETRY_DELAYS: '0.4',
+      // A changed body is confirmed by a second fetch, 50 ms later on loopback.
+      ROBOTS_AUDIT_CONFIRM_DELAY_MS: '50',
       // A delivery the receiver refuses is retried within the demo, not seconds later.
       ROBOTS_AUDIT_ALERT_BACKOFF_MS: '200',
       // E-mail digests to the loopback mailbox, linking to the dashboard the demo suggests serving.
