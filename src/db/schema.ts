@@ -862,6 +862,10 @@ export const siteStatus = pgView('site_status', {
   lintInfos: smallint('lint_infos'),
   lastChangeRunId: integer('last_change_run_id'),
   lastChangeAt: timestamptz('last_change_at'),
+  /** The first night of the current run of bot challenges: the policy is unverified since (migration 0015). */
+  unverifiedSince: timestamptz('unverified_since'),
+  flapping: boolean('flapping').notNull(),
+  flappingSince: timestamptz('flapping_since'),
 }).existing();
 
 /** The rules in force on every site now (its rules body's), one row per allow/disallow line. */

@@ -78,6 +78,23 @@ describe('the challenge ends', () => {
   });
 });
 
+describe('reports: the policy is unverified since the first challenged night', () => {
+  it('report status --format json has unverifiedSince (and flapping: false)', async () => {
+    const run = await p.cli(['report', 'status', '--format', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const by = Object.fromEntries((JSON.parse(run.stdout) as { origin: string }[]).map((r) => [r.origin, r]));
+    expect(by[p.origin('cf429')]).toMatchObject({ outcome: 'challenged', policy: 'rules', policyReason: 'challenged', unverifiedSince: nightAt(NIGHT_0, 1), flapping: false });
+    expect(by[p.origin('cf403')]).toMatchObject({ outcome: 'ok', unverifiedSince: null });
+  });
+
+  it('history says challenged, with the vendor, and the rules that stand', async () => {
+    const run = await p.cli(['history', p.origin('cf429'), '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('challenged');
+    expect(run.stdout).toContain('cloudflare');
+  });
+});
+
 describe('R-12: a bare 403 from a plain server', () => {
   it('is unavailable and full allow, as before', async () => {
     for (const day of CHALLENGED) {

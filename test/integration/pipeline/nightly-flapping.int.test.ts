@@ -89,6 +89,15 @@ describe('per night: A on even nights, B on odd nights', () => {
   });
 });
 
+describe('reports', () => {
+  it('report status --format json has flapping: true for both alternating sites, false for the others', async () => {
+    const run = await p.cli(['report', 'status', '--format', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const by = Object.fromEntries((JSON.parse(run.stdout) as { origin: string; flapping: boolean }[]).map((r) => [r.origin, r.flapping]));
+    expect([by[p.origin('nodes')], by[p.origin('nightly')], by[p.origin('once')], by[p.origin('steady')]]).toEqual([true, true, false, false]);
+  });
+});
+
 describe('a change that lasts', () => {
   it('is alerted once and is not flapping', async () => {
     expect(await alertKinds(ids.once)).toEqual([[], [], ['rules_changed'], [], [], []]);
