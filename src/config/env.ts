@@ -135,8 +135,8 @@ export const envSchema = z.object({
    * version in force, a second fetch on a new connection after this delay, milliseconds.
    */
   ROBOTS_AUDIT_CONFIRM_DELAY_MS: int(1_000, 0),
-  /** K: a body that comes back to a version of the last K nights means the site flaps (src/policy/flapping.ts). */
-  ROBOTS_AUDIT_FLAPPING_WINDOW_NIGHTS: int(FLAPPING_WINDOW_NIGHTS, 1),
+  /** K: a body that comes back to a version of the last K nights means the site flaps (src/policy/flapping.ts); 0 turns flapping off. */
+  ROBOTS_AUDIT_FLAPPING_WINDOW_NIGHTS: int(FLAPPING_WINDOW_NIGHTS, 0),
   /** M: a flapping site settles after M nights in a row on one version. */
   ROBOTS_AUDIT_FLAPPING_SETTLE_NIGHTS: int(FLAPPING_SETTLE_NIGHTS, 1),
   /** Webhook delivery timeout, milliseconds. */

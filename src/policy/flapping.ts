@@ -11,7 +11,7 @@
  * the next entry (or tonight, for the one in force).
  */
 
-/** K: nights back a version counts as recent. */
+/** K: nights back a version counts as recent (0: flapping is off). */
 export const FLAPPING_WINDOW_NIGHTS = 7;
 /** M: nights in a row on one version that settle a flapping site. */
 export const FLAPPING_SETTLE_NIGHTS = 3;
@@ -64,6 +64,8 @@ export interface FlappingResult {
 const DAY_MS = 24 * 3600 * 1000;
 
 export function flappingNight(previous: FlappingState, night: FlappingNight, options: FlappingOptions = DEFAULT_FLAPPING_OPTIONS): FlappingResult {
+  // K = 0 turns flapping off: every change is alerted night by night (as before issue 18).
+  if (options.windowNights === 0) return { state: { versions: [], since: null, stableNights: 0 }, event: 'none', flapping: false, cause: null, rotation: [] };
   const wasFlapping = previous.since !== null;
   const windowStart = night.runAt.getTime() - options.windowNights * DAY_MS;
   // Entries still in the window: those in force on some night after its start (the one in force always).

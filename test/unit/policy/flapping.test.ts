@@ -35,6 +35,16 @@ describe('flapping: starts, continues, settles', () => {
     expect(replay(nights).events).toEqual(events);
   });
 
+  it('K = 0 turns it off: every night is an ordinary one', () => {
+    let state = EMPTY;
+    const events = ['A', 'B', 'A', 'B'].map((sha, day) => {
+      const r = flappingNight(state, { runId: day + 1, runAt: at(day), sha256: sha, disagreeing: day === 3 ? 'A' : null }, { windowNights: 0, settleNights: 3 });
+      state = r.state;
+      return r.event;
+    });
+    expect(events).toEqual(['none', 'none', 'none', 'none']);
+  });
+
   it('keeps transitions only: a night on the version in force adds no entry', () => {
     expect(replay(['A', 'A', 'A']).state.versions.map((v) => v.sha256)).toEqual(['A']);
     expect(replay(['A', 'B', 'A']).state.versions.map((v) => v.sha256)).toEqual(['A', 'B', 'A']);
