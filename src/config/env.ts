@@ -3,6 +3,7 @@
  * receives a typed `AppConfig`. Every limit has its default here, beside the rule it implements.
  */
 import { z } from 'zod';
+import { FLAPPING_SETTLE_NIGHTS, FLAPPING_WINDOW_NIGHTS } from '../policy/flapping.js';
 
 const seconds = (list: string) =>
   list
@@ -129,6 +130,15 @@ export const envSchema = z.object({
   ROBOTS_AUDIT_JOB_LOCK_MS: int(30_000, 1_000),
   /** How long a fetch waits before trying a host that another fetch is using. */
   ROBOTS_AUDIT_HOST_BUSY_DELAY_MS: int(500, 1),
+  /**
+   * Confirm a change before it counts (issue 18): when a night's body differs from the site's
+   * version in force, a second fetch on a new connection after this delay, milliseconds.
+   */
+  ROBOTS_AUDIT_CONFIRM_DELAY_MS: int(1_000, 0),
+  /** K: a body that comes back to a version of the last K nights means the site flaps (src/policy/flapping.ts); 0 turns flapping off. */
+  ROBOTS_AUDIT_FLAPPING_WINDOW_NIGHTS: int(FLAPPING_WINDOW_NIGHTS, 0),
+  /** M: a flapping site settles after M nights in a row on one version. */
+  ROBOTS_AUDIT_FLAPPING_SETTLE_NIGHTS: int(FLAPPING_SETTLE_NIGHTS, 1),
   /** Webhook delivery timeout, milliseconds. */
   ROBOTS_AUDIT_WEBHOOK_TIMEOUT_MS: int(15_000, 1),
   /** Base of the exponential backoff between webhook delivery attempts (2, 4, 8, ... s); tests lower it. */

@@ -14,7 +14,7 @@ import type pg from 'pg';
 import type { PolicyKind, PolicyReason } from '../policy/index.js';
 import type { FetchOutcome } from '../policy/fetch-outcome.js';
 import type { AlertDraft } from '../services/alerting/alert-rules.js';
-import type { EvaluationTarget, PreviousNight, SiteNight, VerdictSpan } from '../services/site-night.js';
+import type { EvaluationTarget, PreviousNight, RecentVersion, SiteNight, VerdictSpan } from '../services/site-night.js';
 import { targetsHash } from '../services/site-night.js';
 import type { BodyIndex } from '../services/body-index.js';
 import { severitiesAtLeast, deliveryDedupeKey } from './alerts.repo.js';
@@ -106,6 +106,10 @@ interface StateDbRow {
   eval_key: Buffer | null;
   failed_nights: number;
   last_change_run_id: number | null;
+  challenged_since: Date | null;
+  flapping_since: Date | null;
+  stable_nights: number;
+  recent_versions: RecentVersion[];
 }
 
 export function previousNightOf(r: StateDbRow): PreviousNight {
@@ -129,12 +133,17 @@ export function previousNightOf(r: StateDbRow): PreviousNight {
     evalKey: r.eval_key,
     failedNights: r.failed_nights,
     lastChangeRunId: r.last_change_run_id,
+    challengedSince: r.challenged_since,
+    flappingSince: r.flapping_since,
+    stableNights: r.stable_nights,
+    recentVersions: r.recent_versions,
   };
 }
 
 const STATE_COLUMNS = `st.site_id, st.run_id, st.run_at, st.outcome, st.status, st.policy, st.policy_reason, st.unreachable_since,
   st.rules_body_id, st.rules_run_id, st.last_good_run_id, st.last_good_run_at, st.last_good_body_id, st.last_good_sha256,
-  st.last_reachable_run_id, st.last_reachable_outcome, st.response_id, st.response_key, st.eval_key, st.failed_nights, st.last_change_run_id`;
+  st.last_reachable_run_id, st.last_reachable_outcome, st.response_id, st.response_key, st.eval_key, st.failed_nights, st.last_change_run_id,
+  st.challenged_since, st.flapping_since, st.stable_nights, st.recent_versions`;
 
 export async function loadRunClock(db: Queryable, runId: number): Promise<RunClock | null> {
   const { rows } = await db.query<{ id: number; run_at: Date; status: RunClock['status'] }>({
@@ -311,6 +320,11 @@ export async function loadReplayContext(
         evalKey: null,
         failedNights: 0,
         lastChangeRunId: null,
+        // A replayed night leaves the site's state alone; it is computed against what the night before it was.
+        challengedSince: prev.outcome === 'challenged' ? prev.run_at : null,
+        flappingSince: null,
+        stableNights: 0,
+        recentVersions: [],
       }
     : null;
   return { previous, nextNight: next ? { runId: next.run_id, runAt: next.run_at } : null };
@@ -318,6 +332,12 @@ export async function loadReplayContext(
 
 export async function loadBody(db: Queryable, bodyId: number): Promise<Buffer | null> {
   const { rows } = await db.query<{ content: Buffer }>({ name: 'night-body', text: 'select content from bodies where id = $1', values: [bodyId] });
+  return rows[0]?.content ?? null;
+}
+
+/** A stored body by its hash (bodies are unique by sha256). */
+export async function loadBodyBySha(db: Queryable, sha256: Buffer): Promise<Buffer | null> {
+  const { rows } = await db.query<{ content: Buffer }>({ name: 'night-body-by-sha', text: 'select content from bodies where sha256 = $1', values: [sha256] });
   return rows[0]?.content ?? null;
 }
 
@@ -430,10 +450,11 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
   const inserted = await db.query<{ site_id: number; run_id: number }>({
     name: 'night-insert-snapshots',
     text: `insert into snapshots (run_at, fetched_at, unreachable_since, site_id, run_id, duration_ms, body_id, response_id, rules_run_id,
-                                  cache_lifetime_seconds, full_size, outcome, policy, status, attempts, truncated, policy_reason, error_code, error_message)
+                                  cache_lifetime_seconds, full_size, outcome, policy, status, attempts, truncated, policy_reason, error_code, error_message,
+                                  flapping, confirm_sha256)
            select * from unnest($1::timestamptz[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[],
                                 $9::int[], $10::int[], $11::int[], $12::fetch_outcome[], $13::effective_policy[], $14::smallint[], $15::smallint[],
-                                $16::bool[], $17::text[], $18::text[], $19::text[])
+                                $16::bool[], $17::text[], $18::text[], $19::text[], $20::bool[], $21::bytea[])
            on conflict do nothing
            returning site_id, run_id`,
     values: [
@@ -456,6 +477,8 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
       col(snaps, (s) => s.policyReason),
       col(snaps, (s) => pgText(s.errorCode)),
       col(snaps, (s) => pgText(s.errorMessage)),
+      col(snaps, (s) => s.flapping),
+      col(snaps, (s) => s.confirmSha256),
     ],
   });
   for (const r of inserted.rows) result.stored.add(nightKey(r.site_id, r.run_id));
@@ -591,7 +614,10 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
 async function storeBodies(db: pg.PoolClient, nights: readonly SiteNight[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   const wanted = new Map<string, NonNullable<SiteNight['newBody']>>();
-  for (const n of nights) if (n.newBody) wanted.set(n.newBody.sha256.toString('hex'), n.newBody);
+  for (const n of nights) {
+    if (n.newBody) wanted.set(n.newBody.sha256.toString('hex'), n.newBody);
+    if (n.confirmBody) wanted.set(n.confirmBody.sha256.toString('hex'), n.confirmBody);
+  }
   // A body can also be referenced by hash without being new to this site's history (a night
   // replayed after a later one stored it): resolve every hash referenced.
   for (const n of nights) {
@@ -762,32 +788,42 @@ async function storeStates(
     col(states, (s) => s.evalKey),
     col(states, (s) => s.failedNights),
     col(states, (s) => s.lastChangeRunId),
+    col(states, (s) => s.challengedSince),
+    col(states, (s) => s.flappingSince),
+    col(states, (s) => s.stableNights),
+    col(states, (s) => JSON.stringify(s.recentVersions)),
   ];
   const { rows } = await db.query<{ site_id: number; run_id: number }>({
     name: 'night-store-states',
     text: `with v as (
              select * from unnest($1::int[], $2::int[], $3::int[], $4::timestamptz[], $5::fetch_outcome[], $6::smallint[], $7::effective_policy[],
                                   $8::text[], $9::timestamptz[], $10::int[], $11::int[], $12::int[], $13::timestamptz[], $14::int[], $15::bytea[],
-                                  $16::int[], $17::fetch_outcome[], $18::int[], $19::bytea[], $20::bytea[], $21::int[], $22::int[])
+                                  $16::int[], $17::fetch_outcome[], $18::int[], $19::bytea[], $20::bytea[], $21::int[], $22::int[],
+                                  $23::timestamptz[], $24::timestamptz[], $25::int[], $26::jsonb[])
                as x(site_id, expected, run_id, run_at, outcome, status, policy, policy_reason, unreachable_since, rules_body_id, rules_run_id,
                     last_good_run_id, last_good_run_at, last_good_body_id, last_good_sha256, last_reachable_run_id, last_reachable_outcome,
-                    response_id, response_key, eval_key, failed_nights, last_change_run_id)
+                    response_id, response_key, eval_key, failed_nights, last_change_run_id,
+                    challenged_since, flapping_since, stable_nights, recent_versions)
            ), updated as (
              update site_state st set run_id = v.run_id, run_at = v.run_at, outcome = v.outcome, status = v.status, policy = v.policy,
                policy_reason = v.policy_reason, unreachable_since = v.unreachable_since, rules_body_id = v.rules_body_id,
                rules_run_id = v.rules_run_id, last_good_run_id = v.last_good_run_id, last_good_run_at = v.last_good_run_at,
                last_good_body_id = v.last_good_body_id, last_good_sha256 = v.last_good_sha256, last_reachable_run_id = v.last_reachable_run_id,
                last_reachable_outcome = v.last_reachable_outcome, response_id = v.response_id, response_key = v.response_key,
-               eval_key = v.eval_key, failed_nights = v.failed_nights, last_change_run_id = v.last_change_run_id, updated_at = now()
+               eval_key = v.eval_key, failed_nights = v.failed_nights, last_change_run_id = v.last_change_run_id,
+               challenged_since = v.challenged_since, flapping_since = v.flapping_since, stable_nights = v.stable_nights,
+               recent_versions = v.recent_versions, updated_at = now()
              from v where st.site_id = v.site_id and v.expected is not null and st.run_id = v.expected
              returning st.site_id, st.run_id
            ), inserted as (
              insert into site_state (site_id, run_id, run_at, outcome, status, policy, policy_reason, unreachable_since, rules_body_id, rules_run_id,
                last_good_run_id, last_good_run_at, last_good_body_id, last_good_sha256, last_reachable_run_id, last_reachable_outcome,
-               response_id, response_key, eval_key, failed_nights, last_change_run_id)
+               response_id, response_key, eval_key, failed_nights, last_change_run_id,
+               challenged_since, flapping_since, stable_nights, recent_versions)
              select site_id, run_id, run_at, outcome, status, policy, policy_reason, unreachable_since, rules_body_id, rules_run_id,
                last_good_run_id, last_good_run_at, last_good_body_id, last_good_sha256, last_reachable_run_id, last_reachable_outcome,
-               response_id, response_key, eval_key, failed_nights, last_change_run_id
+               response_id, response_key, eval_key, failed_nights, last_change_run_id,
+               challenged_since, flapping_since, stable_nights, recent_versions
              from v where v.expected is null
              on conflict (site_id) do nothing
              returning site_id, run_id

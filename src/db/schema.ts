@@ -346,6 +346,13 @@ export const snapshots = pgTable(
     policyReason: text('policy_reason').notNull(),
     errorCode: text('error_code'),
     errorMessage: text('error_message'),
+    /** The site was flapping this night (src/policy/flapping.ts): its changes raised no alerts of their own. */
+    flapping: boolean('flapping').notNull().default(false),
+    /**
+     * The confirmation fetch's body hash when it disagreed with the first answer (both versions
+     * recorded; the site flaps from that night). NULL when there was none or it agreed.
+     */
+    confirmSha256: bytea('confirm_sha256'),
   },
   (t) => [
     primaryKey({ name: 'snapshots_pkey', columns: [t.siteId, t.runAt, t.runId] }),
@@ -432,6 +439,14 @@ export const siteState = pgTable('site_state', {
   failedNights: integer('failed_nights').notNull().default(0),
   /** The latest night with a change (snapshot_changes). */
   lastChangeRunId: integer('last_change_run_id'),
+  /** The first night of the current run of bot challenges (outcome `challenged`): the policy is unverified since. */
+  challengedSince: timestamptz('challenged_since'),
+  /** The night the site started flapping between versions (src/policy/flapping.ts); NULL when it is not. */
+  flappingSince: timestamptz('flapping_since'),
+  /** Nights in a row the same version came back (settles a flapping site after M). */
+  stableNights: integer('stable_nights').notNull().default(0),
+  /** The last versions seen (K nights): `[{ sha256 (hex), runId, runAt }]`, newest last. */
+  recentVersions: jsonb('recent_versions').$type<{ sha256: string; runId: number; runAt: string }[]>().notNull().default([]),
   updatedAt: timestamptz('updated_at').notNull().defaultNow(),
 });
 
@@ -864,6 +879,10 @@ export const siteStatus = pgView('site_status', {
   lintInfos: smallint('lint_infos'),
   lastChangeRunId: integer('last_change_run_id'),
   lastChangeAt: timestamptz('last_change_at'),
+  /** The first night of the current run of bot challenges: the policy is unverified since (migration 0015). */
+  unverifiedSince: timestamptz('unverified_since'),
+  flapping: boolean('flapping').notNull(),
+  flappingSince: timestamptz('flapping_since'),
 }).existing();
 
 /** The rules in force on every site now (its rules body's), one row per allow/disallow line. */

@@ -198,7 +198,59 @@ const SPA_PAGE = `<!DOCTYPE html>
 </html>
 `;
 
+const WALLED = `User-agent: *
+Disallow: /basket/
+Disallow: /account/
+`;
+
+/**
+ * A Cloudflare managed challenge, as Cloudflare documents it: `cf-mitigated: challenge` on the
+ * answer, the "Just a moment..." page loading /cdn-cgi/challenge-platform/
+ * (https://developers.cloudflare.com/cloudflare-challenges/challenge-types/challenge-pages/detect-response).
+ */
+const CHALLENGE: DemoReply = {
+  status: 403,
+  body: '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body><script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script></body></html>',
+  headers: { 'content-type': 'text/html; charset=UTF-8', 'cf-mitigated': 'challenge', server: 'cloudflare' },
+};
+
+const CDN_PAIR = `User-agent: *
+Disallow: /checkout/
+Allow: /new-arrivals/
+`;
+
+/** The copy a stale edge node kept from spring: it still hides the new-arrivals pages. */
+const CDN_PAIR_STALE = `User-agent: *
+Disallow: /checkout/
+Disallow: /new-arrivals/
+`;
+
+/** Nights from 12 to 19 August 2025: the two edge nodes answer in turn, one night each. */
+function cdnPairOn(night: Date): DemoReply {
+  const day = night.toISOString().slice(0, 10);
+  if (day < '2025-08-12' || day > '2025-08-19') return text(CDN_PAIR);
+  return Number(day.slice(8, 10)) % 2 === 0 ? text(CDN_PAIR_STALE) : text(CDN_PAIR);
+}
+
 export const EDGE_CASES_2025: readonly DemoSite[] = [
+  robotsTimeline(
+    'walled.demo',
+    'edge-cases',
+    "Cloudflare's bot challenge answers the auditor from 10 to 20 August 2025: challenged, its last rules stand, unverified",
+    ['/basket/'],
+    [
+      ['2025-07-01T00:00:00Z', text(WALLED)],
+      ['2025-08-10T00:00:00Z', CHALLENGE],
+      ['2025-08-21T00:00:00Z', text(WALLED)],
+    ],
+  ),
+  {
+    host: 'cdn-pair.demo',
+    portfolio: 'edge-cases',
+    story: 'two edge nodes serve two versions in turn from 12 to 19 August 2025 (one hides /new-arrivals/ from Googlebot): flapping, then settled',
+    tracked: ['/new-arrivals/'],
+    serve: (night, path) => (path === '/robots.txt' ? cdnPairOn(night) : null),
+  },
   {
     host: 'moved.demo',
     portfolio: 'edge-cases',

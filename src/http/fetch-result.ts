@@ -1,5 +1,6 @@
 /** The record of one robots.txt fetch: everything a snapshot, a report or the policy needs. */
 import type { CacheLifetime } from './cache-lifetime.js';
+import type { Challenge } from './challenge.js';
 import type { FetchOutcome } from './outcome.js';
 
 /** One response on the way: a followed (or refused) redirect. */
@@ -28,7 +29,7 @@ export interface FetchResult {
   outcome: FetchOutcome;
   /** Status of the last response received; null when none was (network errors before headers). */
   status: number | null;
-  /** Set for `network_error` (and `redirect_limit`: REDIRECT_LOOP / TOO_MANY_REDIRECTS); null otherwise. */
+  /** Set for `network_error` (and `redirect_limit`: REDIRECT_LOOP / TOO_MANY_REDIRECTS; `challenged`: the vendor); null otherwise. */
   errorCode: string | null;
   errorMessage: string | null;
   /** Every redirect response received, in order; the last one is the refused one for `redirect_limit`. */
@@ -55,4 +56,6 @@ export interface FetchResult {
   retryAfterSeconds: number | null;
   /** R-17: cache lifetime from the last response's headers; null when no response arrived. */
   cache: CacheLifetime | null;
+  /** For `challenged`: the bot wall that answered, the signal that gave it away, and the User-Agent it refused. */
+  challenge?: (Challenge & { userAgent: string }) | null;
 }

@@ -7,6 +7,7 @@
 import { request, type Dispatcher } from 'undici';
 import { robotsTxtUrl } from '../robots/origin.js';
 import { cacheLifetime } from './cache-lifetime.js';
+import { CHALLENGE_SNIFF_BYTES, CHALLENGE_VENDOR_NAMES, detectChallenge, type Challenge } from './challenge.js';
 import { createFetchDispatcher } from './fetch-dispatcher.js';
 import type { FetchedHeaders, FetchHop, FetchResult } from './fetch-result.js';
 import { resolveFetchOptions, type FetchOptions } from './options.js';
@@ -25,6 +26,8 @@ import { parseRetryAfter } from './retry-after.js';
 const FETCHABLE_SCHEMES = new Set(['http:', 'https:']);
 const ACCEPT = 'text/plain,*/*';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
+/** Statuses bot walls answer with (challenge.ts): their first bytes are read for the detector. */
+const CHALLENGE_STATUSES: ReadonlySet<number> = new Set([401, 403, 405, 429, 503]);
 
 /** Headers of a fetch that got no response. */
 export const NO_HEADERS: FetchedHeaders = {
@@ -84,6 +87,7 @@ interface Ending {
   errorCode?: string;
   errorMessage?: string;
   read?: BodyRead;
+  challenge?: Challenge;
 }
 
 export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptions> = {}): Promise<FetchResult> {
@@ -103,11 +107,13 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
   const finish = (ending: Ending): FetchResult => {
     const now = opts.now();
     const body = ending.outcome === 'ok' && ending.read ? ending.read.body : null;
+    const challenge = ending.challenge;
     return {
       outcome: ending.outcome,
       status,
-      errorCode: ending.errorCode ?? null,
-      errorMessage: ending.errorMessage ?? null,
+      // A challenge is recorded with its vendor as the code, and the signal that gave it away.
+      errorCode: challenge ? challenge.vendor : (ending.errorCode ?? null),
+      errorMessage: challenge ? `${CHALLENGE_VENDOR_NAMES[challenge.vendor]} challenge (${challenge.signal})` : (ending.errorMessage ?? null),
       hops,
       requestedUrl,
       finalUrl: url,
@@ -121,6 +127,7 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
       headers,
       retryAfterSeconds: parseRetryAfter(headers.retryAfter, now),
       cache: status === null ? null : cacheLifetime(headers, now, opts.defaultCacheSeconds),
+      challenge: ending.challenge ? { ...ending.challenge, userAgent: opts.userAgent } : null,
     };
   };
 
@@ -232,20 +239,31 @@ export async function fetchRobotsTxt(origin: string, options: Partial<FetchOptio
           contentLength: contentLengthOf(headers.contentLength),
         };
         const limits = { maxBodyBytes: opts.maxBodyBytes, maxDecodedBytes: opts.maxDecodedBytes };
+        const responseHeaders = response.headers;
+        // A bot wall answering in the site's place (challenge.ts): its page is not the site's file.
+        const challengeOf = (bodyStart: Buffer | null) =>
+          detectChallenge({ status: status!, header: (name) => header(responseHeaders, name), bodyStart: bodyStart && bodyStart.subarray(0, CHALLENGE_SNIFF_BYTES) });
         if (outcome === 'ok') {
           const read = await readBody(response.body, { ...framing, keep: true }, limits, largeBodyGate);
           // R-15: a 2xx body that breaks off is incomplete data, a failed request.
           if (read.error !== null) return { ...failure(read.error), read: { ...read, body: Buffer.alloc(0) } };
+          const challenge = challengeOf(read.body);
+          if (challenge) return { outcome: 'challenged', challenge, read: { ...read, body: Buffer.alloc(0) } };
           return { outcome, read };
         }
         if (outcome === 'network_error') {
           discard(response.body);
           return { outcome, errorCode: FetchErrorCode.INVALID_STATUS, errorMessage: `invalid response: status ${status}` };
         }
-        // 4xx / 5xx: the status decides (R-12, R-13, D-4); the body is only measured, and a body
-        // that breaks off changes nothing.
-        const read = await readBody(response.body, { ...framing, keep: false }, limits);
-        return { outcome, read };
+        // 4xx / 5xx: the status decides (R-12, R-13, D-4) unless a bot wall answered; the body is
+        // only measured (its first bytes kept for the detector when the status is one a wall
+        // answers with), and a body that breaks off changes nothing.
+        const sniff = CHALLENGE_STATUSES.has(status);
+        const read = await readBody(response.body, { ...framing, keep: sniff }, sniff ? { ...limits, maxBodyBytes: Math.min(limits.maxBodyBytes, CHALLENGE_SNIFF_BYTES) } : limits);
+        const challenge = challengeOf(sniff ? read.body : null);
+        if (challenge) return { outcome: 'challenged', challenge, read: { ...read, body: Buffer.alloc(0), truncated: false } };
+        // Nothing of a 4xx/5xx body is stored: stopping at the sniffed bytes cuts nothing that counts.
+        return { outcome, read: sniff ? { ...read, body: Buffer.alloc(0), truncated: false } : read };
       } finally {
         // Also on a redirect, an error or an abort: the connection never outlives its exchange.
         dispatcher.closeExchange(connection);

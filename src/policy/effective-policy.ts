@@ -10,6 +10,7 @@
  *   unreachable > 30 days -> the last good copy, else full allow   R-14, D-3
  *   night_failed    -> the previous night's policy stands (no answer was judged), or full
  *                      allow with reason `night_failed` for a site that never had a night
+ *   challenged      -> the last known policy stands, unverified   (challengedPolicy)
  *
  * R-16 (Google treating a site's 5xx as 404 when it answers 5xx for every missing page) is a
  * crawler heuristic about the whole site; an auditor that sees only /robots.txt cannot apply it.
@@ -23,7 +24,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export type PolicyKind = 'rules' | 'allow_all' | 'disallow_all';
 
 /** The spec rule that produced a policy; stored with every snapshot. */
-export type PolicyReason = 'R-10' | 'R-11' | 'R-12' | 'D-4' | 'R-13' | 'R-15' | 'D-3' | 'night_failed';
+export type PolicyReason = 'R-10' | 'R-11' | 'R-12' | 'D-4' | 'R-13' | 'R-15' | 'D-3' | 'night_failed' | 'challenged';
 
 /** The latest snapshot before the current streak whose fetch reached the site. */
 export interface LastReachable<Id> {
@@ -47,6 +48,11 @@ export interface PolicyInput<Id> {
    * its rules come from when it applied rules). Null or absent: no night before.
    */
   previous?: { kind: PolicyKind; reason: PolicyReason; rulesFrom: { snapshotId: Id } | null } | null;
+  /**
+   * The policy of the previous night and, when it is `rules`, the snapshot whose body applied
+   * (for `challenged`: it stands). Null on a site's first night.
+   */
+  lastPolicy?: { kind: PolicyKind; rulesFrom: { snapshotId: Id } | null } | null;
 }
 
 export interface EffectivePolicy<Id> {
@@ -84,7 +90,24 @@ export function effectivePolicy<Id>(input: PolicyInput<Id>): EffectivePolicy<Id>
       const rulesFrom = prev.kind === 'rules' ? prev.rulesFrom : null;
       return { kind: rulesFrom === null && prev.kind === 'rules' ? 'allow_all' : prev.kind, reason: prev.reason, rulesFrom, unreachableSince: input.unreachableSince, fallback: prev.reason === 'D-3' };
     }
+    case 'challenged':
+      return challengedPolicy(input);
   }
+}
+
+/**
+ * A bot wall answered instead of the site (src/http/challenge.ts): what crawlers get there is
+ * not what the auditor got (search engines are usually let through), so the night says nothing
+ * about the file. The last known policy stands, marked unverified (reason `challenged`); no
+ * allow-all or disallow-all verdict flips. A site challenged from its first night has no known
+ * policy: it is read as the 4xx it was answered with (full allow, R-12), still marked unverified.
+ */
+export function challengedPolicy<Id>(input: PolicyInput<Id>): EffectivePolicy<Id> {
+  const last = input.lastPolicy ?? null;
+  if (last === null || (last.kind === 'rules' && last.rulesFrom === null)) {
+    return { kind: 'allow_all', reason: 'challenged', rulesFrom: null, unreachableSince: null, fallback: false };
+  }
+  return { kind: last.kind, reason: 'challenged', rulesFrom: last.kind === 'rules' ? last.rulesFrom : null, unreachableSince: null, fallback: false };
 }
 
 function unreachablePolicy<Id>(input: PolicyInput<Id>): EffectivePolicy<Id> {

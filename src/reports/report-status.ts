@@ -17,6 +17,8 @@ export const STATUS_COLUMNS: readonly ReportColumn[] = [
   { key: 'policy', header: 'POLICY', type: 'text' },
   { key: 'policyReason', header: 'WHY', type: 'text' },
   { key: 'policySince', header: 'SINCE', type: 'time' },
+  { key: 'unverifiedSince', header: 'UNVERIFIED', type: 'time' },
+  { key: 'flapping', header: 'FLAPPING', type: 'boolean' },
   { key: 'failedNights', header: 'FAILED', type: 'number' },
   { key: 'daysUnreachable', header: 'DAYS DOWN', type: 'number' },
   { key: 'bodyBytes', header: 'BYTES', type: 'number' },
@@ -35,6 +37,8 @@ interface StatusRow extends Record<string, unknown> {
   policy: string;
   policy_reason: string;
   policy_since: Date | null;
+  unverified_since: Date | null;
+  flapping: boolean;
   failed_nights: number;
   days_unreachable: number | null;
   body_bytes: number;
@@ -53,7 +57,7 @@ interface StatusRow extends Record<string, unknown> {
 export function statusSource(filters: ReportFilters): ReportSource<StatusRow> {
   return {
     columns: STATUS_COLUMNS,
-    sql: `select origin, outcome, status, policy, policy_reason, policy_since, failed_nights, days_unreachable, body_bytes, truncated,
+    sql: `select origin, outcome, status, policy, policy_reason, policy_since, unverified_since, flapping, failed_nights, days_unreachable, body_bytes, truncated,
                  lint_errors, lint_warnings, last_change_at, checked_at, portfolios
           from site_status x
           where ${inPortfolio('x.site_id')}
@@ -70,6 +74,8 @@ export function statusSource(filters: ReportFilters): ReportSource<StatusRow> {
         policy: r.policy,
         policyReason: r.policy_reason,
         policySince: r.policy_since,
+        unverifiedSince: r.unverified_since,
+        flapping: r.flapping,
         failedNights: r.failed_nights,
         daysUnreachable: r.days_unreachable,
         bodyBytes: Number(r.body_bytes),

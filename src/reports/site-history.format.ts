@@ -33,6 +33,7 @@ export function flipLines(flips: readonly HistoryFlip[], max = MAX_FLIP_LINES): 
 
 function eventLines(night: HistoryNight): string[] {
   const lines: string[] = [];
+  if (night.flapping) lines.push(night.confirmSha256 ? `flapping: two answers disagreed (the other: ${night.confirmSha256.slice(0, 12)})` : 'flapping: its changes raise no alerts of their own');
   if (night.changes.length > 0) lines.push(`changed: ${night.changes.join(', ')}`);
   if (night.flips.length > 0) lines.push(`flips: ${night.flips.length}`, ...flipLines(night.flips).map((l) => `  ${l}`));
   for (const a of night.alerts) lines.push(`alert ${a.severity} ${a.kind}: ${a.title}`);
@@ -58,8 +59,8 @@ export function formatHistory(history: SiteHistory): string {
 
 /**
  * The JSON of `history --json` (stable: keys are only ever added). Times are ISO strings (UTC);
- * `status`, `errorCode`, `unreachableSince`, `rulesNight`, `rulesRunKey`, `bodySha256` and
- * `bodyBytes` are null when they do not apply.
+ * `status`, `errorCode`, `unreachableSince`, `rulesNight`, `rulesRunKey`, `bodySha256`,
+ * `bodyBytes` and `confirmSha256` are null when they do not apply.
  */
 export function historyJson(history: SiteHistory, limit: number) {
   return {
@@ -80,6 +81,8 @@ export function historyJson(history: SiteHistory, limit: number) {
       rulesRunKey: n.rulesRunKey,
       bodySha256: n.bodySha256,
       bodyBytes: n.bodyBytes,
+      flapping: n.flapping,
+      confirmSha256: n.confirmSha256,
       changes: n.changes,
       flips: n.flips.map((f) => ({ url: f.url, agent: f.agent, from: f.from, to: f.to, cause: f.cause, ruleBefore: f.ruleBefore, ruleAfter: f.ruleAfter })),
       alerts: n.alerts.map((a) => ({ severity: a.severity, kind: a.kind, title: a.title })),

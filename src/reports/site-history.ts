@@ -41,6 +41,10 @@ export interface HistoryNight extends NightPolicy {
   /** The body fetched that night (ok nights), as its SHA-256 in hex, and its size. */
   bodySha256: string | null;
   bodyBytes: number | null;
+  /** The site was flapping that night (issue 18): its changes raised no alerts of their own. */
+  flapping: boolean;
+  /** A confirmation fetch that disagreed with the night's body: its SHA-256 in hex. */
+  confirmSha256: string | null;
   /** snapshot_changes.kinds, in stored order; [] when nothing changed. */
   changes: string[];
   /** By URL, then agent. */
@@ -61,6 +65,8 @@ interface NightRow extends NightPolicyRow {
   rules_run_key: string | null;
   body_sha256: string | null;
   body_bytes: number | null;
+  flapping: boolean;
+  confirm_sha256: string | null;
 }
 
 export async function siteHistory(db: Queryable, site: SiteRef, options: { limit?: number } = {}): Promise<SiteHistory> {
@@ -68,7 +74,7 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
   const nights = await db.query<NightRow>(
     `select n.run_at, n.run_id, r.run_key, n.outcome::text as outcome, n.status, n.error_code, n.policy::text as policy, n.policy_reason,
             n.unreachable_since, rr.run_at as rules_run_at, rr.run_key as rules_run_key,
-            encode(b.sha256, 'hex') as body_sha256, b.size as body_bytes
+            encode(b.sha256, 'hex') as body_sha256, b.size as body_bytes, n.flapping, encode(n.confirm_sha256, 'hex') as confirm_sha256
        from snapshots n
        join audit_runs r on r.id = n.run_id
        left join audit_runs rr on rr.id = n.rules_run_id
@@ -114,6 +120,8 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
       rulesRunKey: n.rules_run_key,
       bodySha256: n.body_sha256,
       bodyBytes: n.body_bytes,
+      flapping: n.flapping,
+      confirmSha256: n.confirm_sha256,
       changes: kindsByRun.get(n.run_id) ?? [],
       flips: (flipsByRun.get(n.run_id) ?? []).map((f) => ({
         url: f.url,

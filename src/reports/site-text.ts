@@ -29,11 +29,13 @@ export const POLICY_REASON_TEXT: Readonly<Record<PolicyReason, string>> = {
   'R-15': 'no response: everything disallowed',
   'D-3': 'unreachable for more than 30 days: the last good copy applies, or everything allowed',
   night_failed: 'the night could not be stored, and there was none before: nothing decided, everything allowed',
+  challenged: "a bot wall answered, not the site: the last known policy stands, unverified",
 };
 
 /** `rules (R-10)`, `disallow_all (R-13)`, `rules (D-3, copy of 2026-03-01 03:00Z)`. */
 export function policyText(policy: string, reason: string, rulesNight: Date | null): string {
   if (reason === 'D-3') return policy === 'rules' && rulesNight ? `${policy} (D-3, copy of ${formatNight(rulesNight)})` : `${policy} (D-3, no copy)`;
+  if (reason === 'challenged') return policy === 'rules' && rulesNight ? `${policy} (challenged: unverified, rules of ${formatNight(rulesNight)})` : `${policy} (challenged: unverified)`;
   return `${policy} (${reason})`;
 }
 

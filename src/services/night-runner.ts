@@ -17,13 +17,15 @@ import type { RetrySchedule } from '../policy/index.js';
 import { NIGHT_FAILED_ERROR_CODE, nextRetryDelayMs } from '../policy/index.js';
 import type { HostLock } from '../queues/host-lock.js';
 import type { FailedAttemptRow, RunClock, SiteContext } from '../db/night-store.js';
-import { loadBody, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
+import { loadBody, loadBodyBySha, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
 import { isTransientDbError } from '../db/db-errors.js';
 import { answerOf, computeSiteNight, storedFullSize } from './site-night.js';
 import { MAX_ERROR_MESSAGE_CHARS, clampInt4, clampText } from '../db/column-limits.js';
 import type { NightLoaders, PreviousNight, SiteNight } from './site-night.js';
 import type { NightWriter } from './night-writer.js';
 import { StaleNightError } from './night-writer.js';
+import type { FlappingOptions } from '../policy/flapping.js';
+import { sha256Of } from '../db/bodies.repo.js';
 
 /** Thrown by a site job to retry its fetch after the schedule's delay (R-13, R-15). */
 export class FetchRetryError extends Error {
@@ -57,6 +59,10 @@ export interface NightRunnerDeps {
   handOver: (runId: number, siteId: number, delayMs: number) => Promise<void>;
   /** A site removed while its run went on: counted as skipped so the run can end. */
   markSkipped: (runId: number, siteId: number) => Promise<void>;
+  /** Wait before the confirmation fetch of a changed body, milliseconds (ROBOTS_AUDIT_CONFIRM_DELAY_MS). */
+  confirmDelayMs: number;
+  /** K and M of src/policy/flapping.ts. */
+  flapping: FlappingOptions;
   log: Logger;
 }
 
@@ -107,10 +113,10 @@ export function createNightRunner(deps: NightRunnerDeps) {
   }
 
   /** Computes and stores the night of a site's final attempt; computed again if its state moved on. */
-  async function storeNight(run: RunClock, context: SiteContext, result: FetchResult, attempt: number): Promise<SiteOutcome> {
+  async function storeNight(run: RunClock, context: SiteContext, result: FetchResult, attempt: number, confirm: FetchResult | null): Promise<SiteOutcome> {
     let ctx = context;
     for (let tries = 1; ; tries++) {
-      const night = await computeNightOf(deps.pool, loaders, run, ctx, result, attempt, await catalogueTokens());
+      const night = await computeNightOf(deps.pool, loaders, run, ctx, result, attempt, await catalogueTokens(), { confirm, flapping: deps.flapping });
       try {
         const { stored } = await deps.writer.submitNight(night);
         return stored ? { kind: 'stored', outcome: result.outcome } : { kind: 'already-stored' };
@@ -145,8 +151,16 @@ export function createNightRunner(deps: NightRunnerDeps) {
     const host = new URL(ctx.origin).hostname;
     if (!(await lockHost(host, options.holder, options.signal))) return { kind: 'handed-over', delayMs: 0, why: 'deadline' };
     let result: FetchResult;
+    let confirm: FetchResult | null = null;
     try {
       result = await deps.fetchRobotsTxt(ctx.origin, options.signal);
+      // Confirm a change before it counts: a body other than the version in force is fetched once
+      // more, on a new connection (the fetcher closes each one), after a short delay. A night that
+      // brings the version in force pays nothing more than the hash it is compared by.
+      if (changedBody(result, ctx.state) && isLatest(run, ctx.state) && !options.signal?.aborted) {
+        await delay(deps.confirmDelayMs, options.signal);
+        if (!options.signal?.aborted) confirm = await deps.fetchRobotsTxt(ctx.origin, options.signal);
+      }
     } finally {
       await deps.hostLock.release(host, options.holder);
     }
@@ -158,7 +172,7 @@ export function createNightRunner(deps: NightRunnerDeps) {
       await deps.writer.submitAttempt(failedAttemptRow(run.id, ctx, attempt, result));
       return { kind: 'retry', delayMs, outcome: result.outcome, attempt };
     }
-    return storeNight(run, ctx, result, attempt);
+    return storeNight(run, ctx, result, attempt, confirm);
   }
 
   /** The nights of a batch of sites of one run; sites that need more time are handed over. */
@@ -224,7 +238,7 @@ export function createNightRunner(deps: NightRunnerDeps) {
     const ctx = (await loadSiteContexts(deps.pool, run, [siteId])).get(siteId);
     if (!ctx || ctx.origin === null) return false;
     if (ctx.stored) return true;
-    const outcome = await storeNight(run, ctx, failedNightResult(ctx.origin, reason), ctx.failedAttempts + 1);
+    const outcome = await storeNight(run, ctx, failedNightResult(ctx.origin, reason), ctx.failedAttempts + 1, null);
     return outcome.kind === 'stored' || outcome.kind === 'already-stored';
   }
 
@@ -260,8 +274,29 @@ export type NightRunner = ReturnType<typeof createNightRunner>;
 function nightLoaders(pool: pg.Pool): NightLoaders {
   return {
     body: (id) => loadBody(pool, id),
+    bodyBySha: (sha256) => loadBodyBySha(pool, sha256),
     spansInForce: (ids, previous, replayed) => loadSpansInForce(pool, ids, previous, replayed),
   };
+}
+
+/** A body that is not the site's version in force (its last good one): the change to confirm. */
+function changedBody(result: FetchResult, state: PreviousNight | null): boolean {
+  if (result.outcome !== 'ok' || !result.body || !state?.lastGood) return false;
+  return !state.lastGood.sha256.equals(sha256Of(result.body));
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** True when this night comes after the site's latest one (the usual case). */
@@ -278,6 +313,7 @@ async function computeNightOf(
   result: FetchResult,
   attempt: number,
   catalogueTokens: string[],
+  extra: { confirm: FetchResult | null; flapping?: FlappingOptions } = { confirm: null },
 ): Promise<SiteNight> {
   const replay = isLatest(run, ctx.state) ? { previous: ctx.state, nextNight: null } : await loadReplayContext(pool, ctx.siteId, run);
   return computeSiteNight(
@@ -293,6 +329,8 @@ async function computeNightOf(
       targetsHash: ctx.targetsHash,
       catalogueTokens,
       nextNight: replay.nextNight,
+      confirm: extra.confirm,
+      flappingOptions: extra.flapping,
     },
     loaders,
   );

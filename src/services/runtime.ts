@@ -188,6 +188,8 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
       await queues.site.add(JOBS.fetchSite, data, { jobId: jobIds.fetchSite(data), delay: Math.max(0, Math.round(delayMs)) });
     },
     markSkipped: (runId, siteId) => lifecycle.markSiteSkipped(runId, siteId),
+    confirmDelayMs: config.ROBOTS_AUDIT_CONFIRM_DELAY_MS,
+    flapping: { windowNights: config.ROBOTS_AUDIT_FLAPPING_WINDOW_NIGHTS, settleNights: config.ROBOTS_AUDIT_FLAPPING_SETTLE_NIGHTS },
     log,
   });
 

@@ -15,6 +15,8 @@ import type { ResponseRow } from '../db/responses.js';
 import { responseRowOf } from '../db/responses.js';
 import { MAX_ERROR_MESSAGE_CHARS, clampInt4, clampText } from '../db/column-limits.js';
 import { effectivePolicy, isUnreachable } from '../policy/index.js';
+import { DEFAULT_FLAPPING_OPTIONS, flappingNight } from '../policy/flapping.js';
+import type { FlappingOptions, FlappingResult } from '../policy/flapping.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
@@ -23,7 +25,7 @@ import { openedStarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { RobotsTxt } from '../robots/index.js';
 import { alertsForSiteNight } from './alerting/alert-rules.js';
-import type { AgentFamily, AlertDraft, VerdictFlip } from './alerting/alert-rules.js';
+import type { AgentFamily, AlertDraft, FlappingChange, RotationDifference, VerdictFlip } from './alerting/alert-rules.js';
 import { policyEvaluator } from './policy-evaluator.js';
 import type { PolicyEvaluator } from './policy-evaluator.js';
 import { summarizeBody } from './snapshot-summary.js';
@@ -61,6 +63,23 @@ export interface PreviousNight {
   evalKey: Buffer | null;
   failedNights: number;
   lastChangeRunId: number | null;
+  /** The first night of the current run of bot challenges; null when the last night was not one. */
+  challengedSince: Date | null;
+  /** The night the site started flapping (src/policy/flapping.ts); null when it is not. */
+  flappingSince: Date | null;
+  /** Nights in a row the same version came back. */
+  stableNights: number;
+  /** The versions of the last nights (K), oldest first. */
+  recentVersions: RecentVersion[];
+}
+
+/** One night's version of the file, as site_state.recent_versions keeps it. */
+export interface RecentVersion {
+  /** sha256 of the body, hex. */
+  sha256: string;
+  runId: number;
+  /** ISO time of the night. */
+  runAt: string;
 }
 
 export interface TargetAgent {
@@ -93,6 +112,8 @@ export interface VerdictSpan {
 export interface NightLoaders {
   /** A stored body's bytes. */
   body(bodyId: number): Promise<Buffer | null>;
+  /** A stored body's bytes by its sha256 (a version in rotation, src/policy/flapping.ts). */
+  bodyBySha(sha256: Buffer): Promise<Buffer | null>;
   /**
    * The verdict spans of these tracked URLs in force on the previous night: the open ones for a
    * site's latest night, those covering `previous` for a replayed one.
@@ -120,6 +141,13 @@ export interface SiteNightInput {
    * end. Null for the site's latest night (the usual case).
    */
   nextNight: { runId: number; runAt: Date } | null;
+  /**
+   * The confirmation fetch (night-runner.ts): made when the first answer's body differs from the
+   * version in force. Two bodies that disagree: the night records both and the site flaps.
+   */
+  confirm?: FetchResult | null;
+  /** K and M of src/policy/flapping.ts. */
+  flappingOptions?: FlappingOptions;
 }
 
 /** A body by id when stored already, by hash when this night may be the first to see it. */
@@ -154,6 +182,10 @@ export interface SnapshotRow {
   policyReason: PolicyReason;
   errorCode: string | null;
   errorMessage: string | null;
+  /** The site was flapping this night. */
+  flapping: boolean;
+  /** The confirmation fetch's body hash when it disagreed with the first answer. */
+  confirmSha256: Buffer | null;
 }
 
 export interface StateRow {
@@ -174,6 +206,10 @@ export interface StateRow {
   evalKey: Buffer;
   failedNights: number;
   lastChangeRunId: number | null;
+  challengedSince: Date | null;
+  flappingSince: Date | null;
+  stableNights: number;
+  recentVersions: RecentVersion[];
 }
 
 export interface ChangeRow {
@@ -230,6 +266,8 @@ export interface SiteNight {
   snapshot: SnapshotRow;
   /** A body this night may be the first to store (its id is resolved on write). */
   newBody: NewBody | null;
+  /** The confirmation fetch's body when it disagreed (stored beside the night's, by hash). */
+  confirmBody: NewBody | null;
   /** An answer not seen on the previous night (stored unless another site stored it first). */
   newResponse: ResponseRow | null;
   change: ChangeRow | null;
@@ -286,8 +324,23 @@ export function storedFullSize(result: Pick<FetchResult, 'fullSize' | 'bodyBytes
   return result.fullSize !== null && result.fullSize !== result.bodyBytes ? clampInt4(result.fullSize) : null;
 }
 
+/**
+ * The night's answer when a confirmation fetch was made: of two bodies that disagree, the one
+ * that is the version in force stands for the night (nothing changes for crawlers), the other is
+ * recorded beside it; otherwise the first answer. A confirmation that brought no body (a
+ * failure) confirms nothing.
+ */
+function pickAnswer(first: FetchResult, confirm: FetchResult | null | undefined, previous: PreviousNight | null): { result: FetchResult; other: Buffer | null } {
+  if (!confirm || confirm.outcome !== 'ok' || !confirm.body || first.outcome !== 'ok' || !first.body) return { result: first, other: null };
+  if (confirm.body.equals(first.body)) return { result: first, other: null };
+  const confirmIsCurrent = previous?.lastGood?.sha256.equals(sha256Of(confirm.body)) ?? false;
+  return confirmIsCurrent ? { result: confirm, other: first.body } : { result: first, other: confirm.body };
+}
+
 export async function computeSiteNight(input: SiteNightInput, load: NightLoaders): Promise<SiteNight> {
-  const { result, previous, runId, runAt, siteId } = input;
+  const { previous, runId, runAt, siteId } = input;
+  const picked = pickAnswer(input.result, input.confirm, previous);
+  const result = picked.result;
 
   // R-10..R-15, D-3: the streak start comes from the previous night; the clock is the run's.
   const policy = effectivePolicy<number>({
@@ -299,7 +352,13 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     previous: previous
       ? { kind: previous.policy, reason: previous.policyReason, rulesFrom: previous.rulesRunId === null ? null : { snapshotId: previous.rulesRunId } }
       : null,
+    // A challenged night keeps the rules in force: the last good body's (D-3 and R-10 alike).
+    lastPolicy: previous
+      ? { kind: previous.policy, rulesFrom: previous.policy === 'rules' && previous.lastGood ? { snapshotId: previous.lastGood.runId } : null }
+      : null,
   });
+  const challenged = result.outcome === 'challenged';
+  const challengedSince = challenged ? (previous?.challengedSince ?? runAt) : null;
 
   // The body, hashed and parsed once, and only when it is not the one the site served last.
   const body = result.outcome === 'ok' && result.body ? result.body : null;
@@ -312,6 +371,35 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     body && !sameBodyAsLastGood
       ? { sha256: sha256!, content: body, summary: summarizeBody(body, parsedBody()), index: indexBody(parsedBody(), input.catalogueTokens) }
       : null;
+
+  // Flapping (src/policy/flapping.ts), from the versions of the last nights; a site's state from
+  // before they were kept starts from its last good version.
+  const otherSha = picked.other ? sha256Of(picked.other) : null;
+  const knownVersions =
+    previous && previous.recentVersions.length === 0 && previous.lastGood
+      ? [{ sha256: previous.lastGood.sha256.toString('hex'), runId: previous.lastGood.runId, runAt: previous.lastGood.runAt.toISOString() }]
+      : (previous?.recentVersions ?? []);
+  const flap = input.nextNight
+    ? null
+    : flappingNight(
+        { versions: knownVersions, since: previous?.flappingSince ?? null, stableNights: previous?.stableNights ?? 0 },
+        { runId, runAt, sha256: sha256?.toString('hex') ?? null, disagreeing: otherSha?.toString('hex') ?? null },
+        input.flappingOptions ?? DEFAULT_FLAPPING_OPTIONS,
+      );
+  const confirmBody: NewBody | null =
+    picked.other && otherSha
+      ? (() => {
+          const parsedOther = parseRobotsTxt(picked.other);
+          return { sha256: otherSha, content: picked.other, summary: summarizeBody(picked.other, parsedOther), index: indexBody(parsedOther, input.catalogueTokens) };
+        })()
+      : null;
+
+  const versionsInHand = () => {
+    const inHand = new Map<string, RobotsTxt | Buffer>();
+    if (body && sha256) inHand.set(sha256.toString('hex'), parsedBody());
+    if (picked.other && otherSha) inHand.set(otherSha.toString('hex'), picked.other);
+    return inHand;
+  };
 
   // The answer's headers: the previous night's row when they are the same.
   const answer = answerOf(result, previous);
@@ -423,6 +511,16 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     runId: String(runId),
     siteId,
     origin: input.origin,
+    challenge: {
+      started: challenged && !(previous?.outcome === 'challenged'),
+      ended: !challenged && previous?.outcome === 'challenged',
+      since: previous?.challengedSince ?? null,
+      vendor: result.challenge?.vendor ?? null,
+      signal: result.challenge?.signal ?? null,
+      status: result.status,
+      userAgent: result.challenge?.userAgent ?? null,
+    },
+    flapping: flap?.flapping ? await flappingChange(flap, input.targets, load, versionsInHand()) : undefined,
     change: {
       kinds: contentKinds,
       rulesDiff,
@@ -475,6 +573,8 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     policyReason: policy.reason,
     errorCode: result.errorCode,
     errorMessage: clampText(result.errorMessage, MAX_ERROR_MESSAGE_CHARS),
+    flapping: flap?.flapping ?? false,
+    confirmSha256: otherSha,
   };
 
   // A failed night did not reach the site either: it counts as a failed night, and the last
@@ -505,6 +605,10 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
         evalKey,
         failedNights: reached ? 0 : (previous?.failedNights ?? 0) + 1,
         lastChangeRunId: change && !(kinds.length === 1 && kinds[0] === 'first_seen') ? runId : (previous?.lastChangeRunId ?? null),
+        challengedSince,
+        flappingSince: flap?.state.since ?? null,
+        stableNights: flap?.state.stableNights ?? 0,
+        recentVersions: flap?.state.versions ?? [],
       };
 
   return {
@@ -512,6 +616,7 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     runId,
     snapshot,
     newBody,
+    confirmBody,
     newResponse: answer.newRow,
     change,
     spans,
@@ -520,5 +625,50 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     state,
     expectedStateRunId: input.nextNight ? null : (previous?.runId ?? null),
     evaluated: evaluate,
+  };
+}
+
+/**
+ * What the alerts say about a flapping night: the versions in rotation, and (the night it starts)
+ * which tracked URL x agent verdicts differ between them. Bodies in hand are used as they are;
+ * the others are read by hash, only on the night flapping starts.
+ */
+async function flappingChange(flap: FlappingResult, targets: readonly EvaluationTarget[], load: NightLoaders, inHand: Map<string, RobotsTxt | Buffer>): Promise<FlappingChange> {
+  const firstSeen = new Map<string, string>();
+  for (const v of flap.state.versions) if (!firstSeen.has(v.sha256)) firstSeen.set(v.sha256, v.runAt);
+  const versions = flap.rotation.map((sha256) => ({ sha256, firstSeen: firstSeen.get(sha256) ?? '' }));
+  const differences: RotationDifference[] = [];
+  let rulesDiffer = false;
+  if (flap.event === 'started') {
+    const evaluators = [];
+    const parsedVersions: RobotsTxt[] = [];
+    for (const v of versions) {
+      const rules = inHand.get(v.sha256) ?? (await load.bodyBySha(Buffer.from(v.sha256, 'hex')));
+      if (!rules) continue;
+      const parsedVersion = rules instanceof Uint8Array ? parseRobotsTxt(rules) : rules;
+      parsedVersions.push(parsedVersion);
+      evaluators.push({ sha256: v.sha256, check: policyEvaluator('rules', parsedVersion) });
+    }
+    // Rules that differ for some crawler between the first version and any other.
+    rulesDiffer = parsedVersions.slice(1).some((other) => diffRobotsTxt(parsedVersions[0]!, other).kinds.some((k) => k === 'rules' || k === 'records'));
+    for (const t of targets) {
+      for (const a of t.agents) {
+        const allowedBy = Object.fromEntries(evaluators.map((e) => [e.sha256, e.check(t.url, a.token).allowed]));
+        const verdicts = new Set(Object.values(allowedBy));
+        if (verdicts.size > 1) differences.push({ url: t.url, agent: a.token, agentFamily: asFamily(a.family), isRoot: t.isRoot, allowedBy });
+      }
+    }
+  }
+  const last = flap.state.versions.at(-1);
+  return {
+    flapping: flap.flapping,
+    event: flap.event,
+    cause: flap.cause,
+    versions,
+    differences,
+    rulesDiffer,
+    // The version that stayed: served since its last transition.
+    stayed: flap.event === 'settled' && last ? { sha256: last.sha256, firstSeen: last.runAt } : null,
+    since: flap.state.since?.toISOString() ?? null,
   };
 }

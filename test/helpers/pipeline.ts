@@ -60,6 +60,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     ROBOTS_AUDIT_RETRY_DELAYS: '0.05,0.05',
     ROBOTS_AUDIT_RETRY_AFTER_CAP: '0.2',
     ROBOTS_AUDIT_HOST_BUSY_DELAY_MS: '50',
+    ROBOTS_AUDIT_CONFIRM_DELAY_MS: '20',
     ROBOTS_AUDIT_FETCH_RATE_PER_SECOND: '0',
     ROBOTS_AUDIT_SHUTDOWN_GRACE_MS: '5000',
     // Several workers of several test files share this machine: no fixed port each (a test that

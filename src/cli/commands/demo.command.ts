@@ -75,6 +75,8 @@ async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
 const MORE_COMMANDS: readonly (readonly [string, string])[] = [
   ['robots-audit report <status|changes|flips|ai-access|failing|lint>', 'every report, all rows (--since 2023-01-01: the whole replay)'],
   ['robots-audit history outage.demo', 'its nights: the 503s, full disallow, then the copy of D-3'],
+  ['robots-audit history walled.demo', "a bot wall's nights: challenged, the last rules stand, two alerts"],
+  ['robots-audit history cdn-pair.demo', 'two versions in turn: flapping, no alert a night, then settled'],
   ['robots-audit diff www.giga.de.demo', 'what its robots.txt changed on 29 August, per crawler'],
   ['robots-audit explain gazette.demo /subscribers/weekend-edition --ua GPTBot', "why GPTBot may fetch what * may not"],
   ['robots-audit test-draft shop.demo <draft> [--format json|github]', 'a draft robots.txt against the one in force, before it ships'],
@@ -122,6 +124,8 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
       ROBOTS_AUDIT_RESOLVE: '*.demo=127.0.0.1',
       // A 503 is retried within the night as in production, but once and 0.1 s later.
       ROBOTS_AUDIT_RETRY_DELAYS: '0.4',
+      // A changed body is confirmed by a second fetch, 50 ms later on loopback.
+      ROBOTS_AUDIT_CONFIRM_DELAY_MS: '50',
       // A delivery the receiver refuses is retried within the demo, not seconds later.
       ROBOTS_AUDIT_ALERT_BACKOFF_MS: '200',
       // E-mail digests to the loopback mailbox, linking to the dashboard the demo suggests serving.

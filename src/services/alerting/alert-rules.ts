@@ -19,6 +19,13 @@
  * | info     | `sitemaps_changed`      | a `Sitemap:` URL appears or goes                                               |
  * | info     | `records_changed`       | another known directive changes (crawl-delay, host, content-signal, ...)       |
  * | info     | `comments_only`         | the bytes changed but no crawler reads a difference                            |
+ * | warning  | `challenge_started`     | a bot wall (Cloudflare, AWS WAF, ...) answers instead of the site: the last    |
+ * |          |                         | known policy stands, unverified; let the auditor's User-Agent through          |
+ * | info     | `challenge_ended`       | the site answers the auditor again                                             |
+ * | warning  | `flapping_started`      | robots.txt returns to a version it had within 7 nights, or two answers of one  |
+ * | critical |                         | night disagree (critical when a version takes a tracked URL or `/` away from a |
+ * | info     |                         | search crawler; info when the versions differ in comments or layout only)      |
+ * | info     | `flapping_settled`      | the same version for 3 nights in a row                                         |
  *
  * Decisions:
  * - Grouping: one alert per site, run and kind. A night in which forty tracked URLs become
@@ -36,6 +43,12 @@
  * - A flip needs a previous verdict: `from: null` (a URL tracked since tonight) is no flip.
  * - Flips of other families (seo, social, other) raise nothing of their own; a rule change
  *   behind them raises `rules_changed`.
+ * - Flapping: while a site flaps (the night it starts and settles included) its nights raise no
+ *   change, flip or AI-access alert of their own (`FLAPPING_QUIET_KINDS`); one alert when it
+ *   starts names the versions in rotation and what differs for crawlers between them, one when it
+ *   settles names the version that stayed.
+ * - Challenges: one alert when they start (raised on a site's first night too: the user can act
+ *   on it), one when they end; a challenged night changes no policy, so it raises nothing else.
  */
 import { createHash } from 'node:crypto';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.js';
@@ -43,6 +56,7 @@ import type { RobotsChangeKind, RobotsDiff } from '../../robots/diff.js';
 import { describeRobotsDiff } from '../../robots/diff.js';
 import type { RuleKind } from '../../robots/types.js';
 import type { StarRuleGap } from '../../robots/star-rule-gaps.js';
+import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../../http/challenge.js';
 
 export type AlertSeverity = 'critical' | 'warning' | 'info';
 
@@ -62,6 +76,10 @@ export const ALERT_KINDS = [
   'sitemaps_changed',
   'records_changed',
   'comments_only',
+  'challenge_started',
+  'challenge_ended',
+  'flapping_started',
+  'flapping_settled',
 ] as const;
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -157,7 +175,34 @@ export const ALERT_RULES = [
     when: 'The bytes changed but no crawler reads a difference (comments, whitespace, order, key case).',
     spec: ['R-23', 'R-24', 'R-35'],
   },
+  {
+    kind: 'challenge_started',
+    severity: 'warning',
+    when: "A bot wall or WAF (Cloudflare, AWS WAF, Vercel, DataDome, ...) answers instead of the site: the last known policy stands, unverified, until the auditor's User-Agent is let through.",
+    spec: ['R-12'],
+  },
+  { kind: 'challenge_ended', severity: 'info', when: 'The site answers the auditor again after bot challenges.', spec: ['R-10'] },
+  {
+    kind: 'flapping_started',
+    severity: 'warning',
+    when: 'robots.txt comes back to a version it had within 7 nights, or two answers of one night disagree: the versions in rotation and what differs for crawlers (critical when one takes a tracked URL or / away from a search crawler; info when they differ in comments or layout only).',
+    spec: ['R-10'],
+  },
+  { kind: 'flapping_settled', severity: 'info', when: 'A flapping robots.txt served the same version 3 nights in a row: the version that stayed.', spec: ['R-10'] },
 ] as const satisfies readonly AlertRule[];
+
+/** Kinds a flapping site's nights do not raise: its changes come and go (alertsForSiteNight). */
+export const FLAPPING_QUIET_KINDS: ReadonlySet<AlertKind> = new Set([
+  'disallow_all_added',
+  'search_url_disallowed',
+  'rules_changed',
+  'ai_access_changed',
+  'star_rules_bypassed',
+  'search_url_allowed',
+  'sitemaps_changed',
+  'records_changed',
+  'comments_only',
+]);
 
 export const SEVERITY_OF: Readonly<Record<AlertKind, AlertSeverity>> = Object.fromEntries(
   ALERT_RULES.map((r) => [r.kind, r.severity]),
@@ -215,12 +260,58 @@ export interface SiteNightChange {
   starGapsOpened?: readonly StarRuleGap[];
 }
 
+/** Bot challenges (src/http/challenge.ts) starting or ending tonight. */
+export interface ChallengeChange {
+  started: boolean;
+  ended: boolean;
+  /** When the run of challenges that ends tonight began. */
+  since: Date | null;
+  vendor: ChallengeVendor | null;
+  signal: string | null;
+  status: number | null;
+  /** The User-Agent the auditor sends: what to let through. */
+  userAgent: string | null;
+}
+
+/** A version of the file in rotation: its hash (hex) and the first night it was served in the window. */
+export interface RotationVersion {
+  sha256: string;
+  firstSeen: string;
+}
+
+/** A tracked URL x agent whose verdict differs between the versions in rotation. */
+export interface RotationDifference {
+  url: string;
+  agent: string;
+  agentFamily: AgentFamily;
+  isRoot: boolean;
+  /** Verdict under each version, by hash (hex). */
+  allowedBy: Record<string, boolean>;
+}
+
+/** Flapping tonight (src/policy/flapping.ts). */
+export interface FlappingChange {
+  /** The night belongs to a flapping spell: per-night change alerts are quiet. */
+  flapping: boolean;
+  event: 'none' | 'started' | 'continues' | 'settled';
+  cause: 'returned' | 'disagreed' | null;
+  versions: RotationVersion[];
+  differences: RotationDifference[];
+  /** The versions' rules differ for some crawler (false: only comments or layout rotate). */
+  rulesDiffer: boolean;
+  /** The version that stayed (settled). */
+  stayed: RotationVersion | null;
+  since: string | null;
+}
+
 export interface SiteNightInput {
   runId: string;
   siteId: string | number;
   origin: string;
   change: SiteNightChange;
   flips: readonly VerdictFlip[];
+  challenge?: ChallengeChange;
+  flapping?: FlappingChange;
 }
 
 export interface AlertFlip {
@@ -259,6 +350,17 @@ export interface AlertDetails {
   /** `star_rules_bypassed`: the `*` Disallow paths newly left open, and by which crawlers' group. */
   gaps?: { crawlers: string[]; path: string; starLine: number; groupLine: number }[];
   gapsTotal?: number;
+  /** `flapping_started` / `flapping_settled`. */
+  flapping?: {
+    cause: FlappingChange['cause'];
+    versions: RotationVersion[];
+    differences?: RotationDifference[];
+    differencesTotal?: number;
+    stayed?: RotationVersion | null;
+    since: string | null;
+  };
+  /** `challenge_started` / `challenge_ended`: who answered, how we knew, what to let through. */
+  challenge?: { vendor: ChallengeVendor | null; signal: string | null; status: number | null; userAgent: string | null; since: string | null; action?: string };
 }
 
 export interface AlertDraft {
@@ -286,6 +388,7 @@ const OUTCOME_LABEL: Readonly<Record<FetchOutcome, string>> = {
   network_error: 'network failure',
   redirect_limit: 'too many redirects',
   night_failed: 'night not stored',
+  challenged: 'bot challenge',
 };
 
 export function outcomeLabel(outcome: FetchOutcome | null): string {
@@ -319,8 +422,8 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   const { runId, origin, change } = input;
   const siteId = String(input.siteId);
   const out: AlertDraft[] = [];
-  const add = (kind: AlertKind, title: string, details: AlertDetails) =>
-    out.push({ dedupeKey: alertDedupeKey(runId, siteId, kind), severity: SEVERITY_OF[kind], kind, title, runId, siteId, origin, details });
+  const add = (kind: AlertKind, title: string, details: AlertDetails, severity: AlertSeverity = SEVERITY_OF[kind]) =>
+    out.push({ dedupeKey: alertDedupeKey(runId, siteId, kind), severity, kind, title, runId, siteId, origin, details });
 
   const firstNight = change.policyFrom === null;
   const policy: AlertDetails['policy'] = {
@@ -442,6 +545,61 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   }
   if (!firstNight && change.kinds.includes('comments_only')) {
     add('comments_only', `robots.txt comments or layout changed on ${origin} (no rule changed)`, {});
+  }
+
+  const challenge = input.challenge;
+  if (challenge?.started) {
+    const who = challenge.vendor ? CHALLENGE_VENDOR_NAMES[challenge.vendor] : 'bot protection';
+    const ua = challenge.userAgent ?? 'the auditor';
+    add('challenge_started', `${who} challenges the auditor on ${origin}: robots.txt unverified, the last known policy stands`, {
+      challenge: {
+        vendor: challenge.vendor,
+        signal: challenge.signal,
+        status: challenge.status,
+        userAgent: challenge.userAgent,
+        since: null,
+        action: `Let the User-Agent "${ua}" fetch /robots.txt through ${who} (an allow or skip rule for it, or for /robots.txt).`,
+      },
+    });
+  }
+  if (challenge?.ended) {
+    add('challenge_ended', `robots.txt answered again on ${origin} (${outcomeLabel(change.outcomeTo)}) after bot challenges`, {
+      challenge: { vendor: null, signal: null, status: challenge.status, userAgent: challenge.userAgent, since: challenge.since?.toISOString() ?? null },
+      policy,
+    });
+  }
+
+  const flapping = input.flapping;
+  if (flapping?.flapping) {
+    const quiet = out.filter((a) => !FLAPPING_QUIET_KINDS.has(a.kind));
+    out.length = 0;
+    out.push(...quiet);
+    const short = (v: RotationVersion) => v.sha256.slice(0, 12);
+    if (flapping.event === 'started') {
+      // Critical when a version takes a tracked URL or the root away from a search crawler.
+      const searchLoss = flapping.differences.some((d) => d.agentFamily === 'search' && Object.values(d.allowedBy).includes(false));
+      const why = flapping.cause === 'disagreed' ? 'two answers of one night disagree' : 'it came back to a version of the last nights';
+      add(
+        'flapping_started',
+        `robots.txt flapping on ${origin} between ${plural(flapping.versions.length, 'version')} (${flapping.versions.map(short).join(', ')}): ${why}; ${plural(flapping.differences.length, 'verdict')} differ for crawlers`,
+        {
+          flapping: {
+            cause: flapping.cause,
+            versions: flapping.versions,
+            differences: flapping.differences.slice(0, MAX_FLIPS_PER_ALERT),
+            differencesTotal: flapping.differences.length,
+            since: flapping.since,
+          },
+        },
+        // Versions that differ only in comments or layout tell crawlers nothing new: info.
+        searchLoss ? 'critical' : flapping.rulesDiffer || flapping.differences.length > 0 ? SEVERITY_OF.flapping_started : 'info',
+      );
+    }
+    if (flapping.event === 'settled' && flapping.stayed) {
+      add('flapping_settled', `robots.txt settled on ${origin}: version ${short(flapping.stayed)} served since ${flapping.stayed.firstSeen.slice(0, 10)}`, {
+        flapping: { cause: null, versions: flapping.versions, stayed: flapping.stayed, since: flapping.since },
+      });
+    }
   }
   return out;
 }

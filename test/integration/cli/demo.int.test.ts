@@ -120,6 +120,23 @@ describe('robots-audit demo', () => {
     expect(await count(`select count(*) as n from snapshots x join sites s on s.id = x.site_id where s.origin like 'http://moved.demo:%' and x.outcome = 'ok'`)).toBe(27);
   });
 
+  it('shows a bot wall and a flapping host (issue 18): walled.demo challenged with its rules standing, cdn-pair.demo flapping then settled', async () => {
+    const walled = await rows<{ outcome: string; policy: string; policy_reason: string }>(
+      `select x.outcome::text, x.policy::text, x.policy_reason from snapshots x join sites s on s.id = x.site_id
+        where s.origin like 'http://walled.demo:%' and x.outcome = 'challenged'`,
+    );
+    expect(walled.length).toBeGreaterThanOrEqual(10);
+    expect(walled.every((n) => n.policy === 'rules' && n.policy_reason === 'challenged')).toBe(true);
+    const alertsOf = async (host: string) =>
+      (await rows<{ kind: string }>(`select a.kind from alerts a join sites s on s.id = a.site_id join audit_runs r on r.id = a.run_id where s.origin like $1 order by r.run_at, a.kind`, [
+        `http://${host}:%`,
+      ])).map((a) => a.kind);
+    expect(await alertsOf('walled.demo')).toEqual(['challenge_started', 'challenge_ended']);
+    const pair = await alertsOf('cdn-pair.demo');
+    expect(pair.filter((k) => k.startsWith('flapping_'))).toEqual(['flapping_started', 'flapping_settled']);
+    expect(pair.length).toBeLessThanOrEqual(5);
+  });
+
   it('serves the recorded histories byte for byte: each recorded site kept the body in force on each night', async () => {
     const stored = await rows<{ origin: string; night: Date; sha256: string | null }>(
       `select s.origin, r.run_at as night, encode(b.sha256, 'hex') as sha256 from snapshots x join sites s on s.id = x.site_id join audit_runs r on r.id = x.run_id

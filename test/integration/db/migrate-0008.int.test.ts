@@ -36,7 +36,10 @@ afterAll(async () => {
 
 describe('0008: site_state keeps room for the nightly update', () => {
   it('every state row as it was', async () => {
-    expect(await q(STATES)).toEqual(beforeRows);
+    // Columns later migrations added (0015: challenges and flapping) are left out of the comparison.
+    const later = ['challenged_since', 'flapping_since', 'stable_nights', 'recent_versions'];
+    const asBefore = (await q(STATES)).map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !later.includes(k))));
+    expect(asBefore).toEqual(beforeRows);
   });
 
   it('the table asks for half-full pages', async () => {

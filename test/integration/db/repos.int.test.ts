@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRepos, loadBody, loadRunClock, loadSiteContexts, loadSpansInForce, sha256Of, storeNights } from '../../../src/db/index.js';
+import { createRepos, loadBody, loadBodyBySha, loadRunClock, loadSiteContexts, loadSpansInForce, sha256Of, storeNights } from '../../../src/db/index.js';
 import type { Repos } from '../../../src/db/index.js';
 import { siteLatest } from '../../../src/db/schema.js';
 import type { FetchOutcome } from '../../../src/policy/index.js';
@@ -77,7 +77,7 @@ async function computedNight(runId: number, siteId: number, body: string) {
       catalogueTokens: ['googlebot', 'gptbot'],
       nextNight: null,
     },
-    { body: (id) => loadBody(testDb.pool, id), spansInForce: (ids, previous, replayed) => loadSpansInForce(testDb.pool, ids, previous, replayed) },
+    { body: (id) => loadBody(testDb.pool, id), bodyBySha: (sha) => loadBodyBySha(testDb.pool, sha), spansInForce: (ids, previous, replayed) => loadSpansInForce(testDb.pool, ids, previous, replayed) },
   );
 }
 

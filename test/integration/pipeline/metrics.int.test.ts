@@ -191,9 +191,9 @@ describe('while a run is in progress, then its alerts', () => {
     expect(during.value('robots_audit_large_bodies_waiting')).toBe(0);
   });
 
-  it('once it ended: its series are gone, six fetches and six nights in all', () => {
+  it('once it ended: its series are gone, seven fetches (m-ok changed: confirmed by a second) and six nights in all', () => {
     expect(after.samples('robots_audit_run_sites', { run_id: String(runId) })).toEqual([]);
-    expect(after.sum('robots_audit_fetches_total')).toBe(6);
+    expect(after.sum('robots_audit_fetches_total')).toBe(7);
     expect(after.value('robots_audit_nights_stored_total')).toBe(6);
     expect(after.value('robots_audit_fetches_in_flight')).toBe(0);
   });

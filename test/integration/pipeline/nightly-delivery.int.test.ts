@@ -179,7 +179,8 @@ describe('Slack and digest channels', () => {
     const night3 = await replayNight(p, NIGHT_3, { alpha: PRODUCTS_BLOCKED, beta: GPTBOT_BLOCKED, gamma: BASE });
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
     await settleDeliveries(p);
-    expect((await alertsOf(p, night3.runId, sites.gamma!)).map((a) => [a.severity, a.kind])).toEqual([['info', 'comments_only']]);
+    // gamma is back to the version of night 1 (issue 18: flapping); its versions differ in comments only: info.
+    expect((await alertsOf(p, night3.runId, sites.gamma!)).map((a) => [a.severity, a.kind])).toEqual([['info', 'flapping_started']]);
     const [deliveries] = await rows<{ n: string }>(
       p,
       'select count(*) as n from alert_deliveries d left join alerts a on a.id = d.alert_id where coalesce(a.run_id, d.run_id) = $1',

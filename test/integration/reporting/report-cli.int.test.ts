@@ -76,7 +76,7 @@ describe('report status', () => {
     const records = parseCsv(csv.stdout, { columns: true }) as Record<string, string>[];
     const fromJson = await json(['status']);
     expect(records).toHaveLength(fromJson.length);
-    expect(Object.keys(records[0]!)).toEqual(['SITE', 'OUTCOME', 'HTTP', 'POLICY', 'WHY', 'SINCE', 'FAILED', 'DAYS DOWN', 'BYTES', 'CUT', 'ERRORS', 'WARNINGS', 'LAST CHANGE', 'CHECKED', 'PORTFOLIOS']);
+    expect(Object.keys(records[0]!)).toEqual(['SITE', 'OUTCOME', 'HTTP', 'POLICY', 'WHY', 'SINCE', 'UNVERIFIED', 'FLAPPING', 'FAILED', 'DAYS DOWN', 'BYTES', 'CUT', 'ERRORS', 'WARNINGS', 'LAST CHANGE', 'CHECKED', 'PORTFOLIOS']);
     records.forEach((rec, i) => {
       expect(rec.SITE).toBe(fromJson[i]!.origin);
       expect(rec.HTTP).toBe(String(fromJson[i]!.status ?? ''));

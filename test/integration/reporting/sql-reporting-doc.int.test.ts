@@ -4,7 +4,7 @@
  * loopback sites, `audit --at`), and each question's rows are the ones the scenario makes true.
  * The views' documented columns are compared with the database's, so the page cannot drift.
  *
- * The scenario: seven nights over 100 days (`NIGHTS`), eleven sites, each there to give one
+ * The scenario: seven nights over 100 days (`NIGHTS`), thirteen sites, each there to give one
  * question a known answer (and, where a filter matters, a site that must not be in it).
  */
 import fs from 'node:fs';
@@ -52,10 +52,16 @@ function serveOn(day: Day, p: Pipeline): Record<string, string | FixtureReply> {
     divergent: 'User-agent: Bingbot\nDisallow: /\n\nUser-agent: *\nAllow: /\n',
     moved: { status: 301, body: '', headers: { location: `${p.origin('elsewhere')}/robots.txt` } },
     elsewhere: 'User-agent: *\nDisallow: /moved/\n',
+    // A bot wall on the last night (issue 18): the last known rules stand, unverified.
+    walled: day < 100 ? 'User-agent: *\nDisallow: /cart/\n' : WALL,
+    // Two versions in turn, night after night, differing in a comment: flapping from night 2.
+    cdnpair: `User-agent: *\nDisallow: /cart/\n# node ${NIGHTS.indexOf(day) % 2 === 0 ? 'a' : 'b'}\n`,
   };
 }
 
-const SITES = ['gpt', 'aiblock', 'streak', 'blip', 'fallback', 'tracked', 'big', 'lint', 'divergent', 'moved'] as const;
+const WALL: FixtureReply = { status: 403, body: '<title>Just a moment...</title>', headers: { 'cf-mitigated': 'challenge' } };
+
+const SITES = ['gpt', 'aiblock', 'streak', 'blip', 'fallback', 'tracked', 'big', 'lint', 'divergent', 'moved', 'walled', 'cdnpair'] as const;
 /** Question 12's portfolio; the other sites are in client-b. */
 const CLIENT_A = ['gpt', 'tracked'] as const;
 
@@ -152,6 +158,24 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  'Which sites are behind a bot wall, or flapping?': {
+    rows: () => {
+      const hash12 = expect.stringMatching(/^\{[0-9a-f]{12},[0-9a-f]{12}\}$/) as unknown as string;
+      return [
+        { origin: origin('cdnpair'), outcome: 'ok', status: '200', unverified_since: '', vendor: '', flapping: 't', flapping_since: night(2), versions: hash12 },
+        {
+          origin: origin('walled'),
+          outcome: 'challenged',
+          status: '403',
+          unverified_since: night(100),
+          vendor: 'cloudflare',
+          flapping: 'f',
+          flapping_since: '',
+          versions: expect.stringMatching(/^\{[0-9a-f]{12}\}$/) as unknown as string,
+        },
+      ].sort((a, b) => a.origin.localeCompare(b.origin));
+    },
+  },
   'Which sites redirect robots.txt to another host?': {
     rows: () => [{ origin: origin('moved'), final_url: `${origin('elsewhere')}/robots.txt`, hops: '1', outcome: 'ok', status: '200' }],
   },
@@ -223,9 +247,10 @@ const CASES: Record<string, Case> = {
         seconds: expect.stringMatching(/^\d+$/) as unknown as string,
         sites_total: String(SITES.length),
         sites_done: String(SITES.length),
-        // streak (1-3), blip (1-2) and fallback (from 1) answer 503 after their retries.
+        // streak (1-3), blip (1-2) and fallback (from 1) answer 503 after their retries; walled is
+        // challenged on night 100.
         server_error: String(day === 0 ? 0 : day <= 2 ? 3 : day === 3 ? 2 : 1),
-        ok: String(SITES.length - (day === 0 ? 0 : day <= 2 ? 3 : day === 3 ? 2 : 1)),
+        ok: String(SITES.length - (day === 0 ? 0 : day <= 2 ? 3 : day === 3 ? 2 : 1) - (day === 100 ? 1 : 0)),
         unavailable: '0',
         network_error: '0',
         changes: expect.stringMatching(/^\d+$/) as unknown as string,

@@ -72,3 +72,15 @@ describe('D-3: the unreachable timeline', () => {
     expect(p.unreachableSince).toBeNull();
   });
 });
+
+describe('challenged: the last known policy stands, unverified (no verdict flips)', () => {
+  it.each<[string, { kind: 'rules' | 'allow_all' | 'disallow_all'; rulesFrom: { snapshotId: number } | null } | null, string, unknown]>([
+    ['rules of the last good night', { kind: 'rules', rulesFrom: { snapshotId: 7 } }, 'rules', { snapshotId: 7 }],
+    ['full allow of a 404 site', { kind: 'allow_all', rulesFrom: null }, 'allow_all', null],
+    ['full disallow of a 5xx streak', { kind: 'disallow_all', rulesFrom: null }, 'disallow_all', null],
+    ['a first night: nothing known, read as the 4xx it was (R-12)', null, 'allow_all', null],
+  ])('%s', (_what, lastPolicy, kind, rulesFrom) => {
+    const p = effectivePolicy<number>({ outcome: 'challenged', now: t0, unreachableSince: null, lastReachable: null, lastPolicy });
+    expect(p).toMatchObject({ kind, reason: 'challenged', rulesFrom, fallback: false, unreachableSince: null });
+  });
+});

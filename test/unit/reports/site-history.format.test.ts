@@ -21,12 +21,27 @@ function nightOf(at: string, over: Partial<HistoryNight> = {}): HistoryNight {
     rulesRunKey: null,
     bodySha256: 'ab'.repeat(32),
     bodyBytes: 30,
+    flapping: false,
+    confirmSha256: null,
     changes: [],
     flips: [],
     alerts: [],
     ...over,
   };
 }
+
+describe('history: flapping nights', () => {
+  it('says a night flapped, and names the other answer when two disagreed', () => {
+    const text = formatHistory({
+      site: SITE,
+      totalNights: 2,
+      nights: [nightOf('2026-03-02T03:00:00Z', { flapping: true, confirmSha256: 'cd'.repeat(32) }), nightOf('2026-03-01T03:00:00Z', { flapping: true })],
+    });
+    expect(text).toContain('flapping: two answers disagreed (the other: cdcdcdcdcdcd)');
+    expect(text).toContain('flapping: its changes raise no alerts of their own');
+    expect(historyJson({ site: SITE, totalNights: 1, nights: [nightOf('2026-03-02T03:00:00Z', { flapping: true })] }, 30).nights[0]).toMatchObject({ flapping: true, confirmSha256: null });
+  });
+});
 
 const flip = (url: string, agent: string, over: Partial<HistoryFlip> = {}): HistoryFlip => ({
   url,
@@ -157,6 +172,8 @@ describe('formatHistory', () => {
       'rulesRunKey',
       'bodySha256',
       'bodyBytes',
+      'flapping',
+      'confirmSha256',
       'changes',
       'flips',
       'alerts',

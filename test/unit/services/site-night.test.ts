@@ -72,6 +72,11 @@ class Timeline {
           this.loads.bodies += 1;
           return this.bodies.get(id) ?? null;
         },
+        bodyBySha: async (sha) => {
+          this.loads.bodies += 1;
+          const id = this.bodyIds.get(sha.toString('hex'));
+          return id === undefined ? null : (this.bodies.get(id) ?? null);
+        },
         spansInForce: async (ids, prev, isReplay) => {
           this.loads.spans += 1;
           return this.spans.filter(
@@ -132,6 +137,10 @@ class Timeline {
         evalKey: s.evalKey,
         failedNights: s.failedNights,
         lastChangeRunId: s.lastChangeRunId,
+        challengedSince: s.challengedSince,
+        flappingSince: s.flappingSince,
+        stableNights: s.stableNights,
+        recentVersions: s.recentVersions,
       };
       this.state = state;
       this.states.set(n, state);

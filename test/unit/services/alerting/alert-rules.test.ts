@@ -8,7 +8,7 @@ import {
   alertDedupeKey,
   alertsForSiteNight,
 } from '../../../../src/services/alerting/alert-rules.js';
-import type { AlertKind, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
+import type { AlertKind, ChallengeChange, FlappingChange, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
 
 const ORIGIN = 'https://shop.example';
 const BASE = 'User-agent: *\nDisallow: /cart\n\nUser-agent: Googlebot\nDisallow: /search\n';
@@ -141,7 +141,76 @@ const SCENARIOS: Record<AlertKind, { yields: SiteNightInput; nearMiss: SiteNight
     nearMiss: bodyChange(BASE, BASE),
     nearMissIs: 'the same bytes',
   },
+  challenge_started: {
+    yields: { ...night({ kinds: [], outcomeTo: 'challenged', policyReasonTo: 'challenged' }), challenge: challengeChange({ started: true }) },
+    nearMiss: { ...night({ kinds: [], outcomeFrom: 'challenged', outcomeTo: 'challenged', policyReasonTo: 'challenged' }), challenge: challengeChange({}) },
+    nearMissIs: 'the second challenged night in a row',
+  },
+  challenge_ended: {
+    yields: { ...night({ kinds: [], outcomeFrom: 'challenged' }), challenge: challengeChange({ ended: true }) },
+    nearMiss: { ...night({ kinds: [] }), challenge: challengeChange({}) },
+    nearMissIs: 'an ordinary night after an ordinary night',
+  },
+  flapping_started: {
+    yields: { ...bodyChange(BASE, `${BASE}Disallow: /tmp\n`), flapping: flappingChange({ event: 'started', cause: 'returned' }) },
+    nearMiss: { ...bodyChange(BASE, `${BASE}Disallow: /tmp\n`), flapping: flappingChange({ event: 'continues' }) },
+    nearMissIs: 'a night of a spell already alerted',
+  },
+  flapping_settled: {
+    yields: { ...night(), flapping: flappingChange({ event: 'settled', stayed: { sha256: 'aa'.repeat(32), firstSeen: '2026-01-01T03:00:00.000Z' } }) },
+    nearMiss: { ...night(), flapping: flappingChange({ event: 'continues' }) },
+    nearMissIs: 'a flapping night that did not settle',
+  },
 };
+
+function flappingChange(partial: Partial<FlappingChange>): FlappingChange {
+  return {
+    flapping: true,
+    event: 'continues',
+    cause: null,
+    versions: [
+      { sha256: 'aa'.repeat(32), firstSeen: '2026-01-01T03:00:00.000Z' },
+      { sha256: 'bb'.repeat(32), firstSeen: '2026-01-02T03:00:00.000Z' },
+    ],
+    differences: [],
+    rulesDiffer: true,
+    stayed: null,
+    since: '2026-01-02T03:00:00.000Z',
+    ...partial,
+  };
+}
+
+describe('flapping: quiet nights, one alert to start and one to settle', () => {
+  it('raises no change, flip or AI-access alert while flapping', () => {
+    const input = { ...bodyChange(BASE, `${BASE}Disallow: /\n`), flips: [googlebotBlocked(), gptbotBlocked] };
+    expect(kindsOf(input).length).toBeGreaterThan(1);
+    expect(kindsOf({ ...input, flapping: flappingChange({}) })).toEqual([]);
+    expect(kindsOf({ ...input, flapping: flappingChange({ event: 'started', cause: 'returned' }) })).toEqual(['flapping_started']);
+  });
+
+  it('is critical when a version takes a tracked URL away from a search crawler', () => {
+    const differences = [{ url: `${ORIGIN}/products/1`, agent: 'Googlebot', agentFamily: 'search' as const, isRoot: false, allowedBy: { ['aa'.repeat(32)]: true, ['bb'.repeat(32)]: false } }];
+    const [alert] = alertsForSiteNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'disagreed', differences }) });
+    expect(alert).toMatchObject({ kind: 'flapping_started', severity: 'critical' });
+    expect(alert!.title).toContain('aaaaaaaaaaaa, bbbbbbbbbbbb');
+    const [mild] = alertsForSiteNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'disagreed', differences: [{ ...differences[0]!, agent: 'GPTBot', agentFamily: 'ai' }] }) });
+    expect(mild!.severity).toBe('warning');
+    const [comments] = alertsForSiteNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'returned', rulesDiffer: false }) });
+    expect(comments!.severity).toBe('info');
+  });
+});
+
+function challengeChange(partial: Partial<ChallengeChange>): ChallengeChange {
+  return { started: false, ended: false, since: null, vendor: 'cloudflare', signal: 'cf-mitigated: challenge', status: 403, userAgent: 'robots-audit/0.1', ...partial };
+}
+
+describe('challenge_started: says what to let through', () => {
+  it('names the vendor and the User-Agent to allow', () => {
+    const [alert] = alertsForSiteNight(SCENARIOS.challenge_started.yields);
+    expect(alert!.title).toContain('Cloudflare');
+    expect(alert!.details.challenge?.action).toContain('"robots-audit/0.1"');
+  });
+});
 
 describe('ALERT_RULES: each rule has a case that raises it and a near miss that does not', () => {
   it('lists every kind once', () => {
