@@ -7,12 +7,14 @@
  */
 import { parseRobotsTxt } from '../parse.js';
 import { parsePythonUrllibBody } from './python-urllib.js';
+import { parseRobotsParserBody } from './node-robots-parser.js';
 import type { ProfileParsed, ProfileVerdict } from './types.js';
 
 export type { ProfileParsed, ProfileVerdict } from './types.js';
 export { PythonLibraryError } from './python-str.js';
+export { RobotsParserUrlError, robotsTxtUrlFor } from './node-robots-parser.js';
 
-export const PARSER_PROFILES = ['google', 'python-urllib'] as const;
+export const PARSER_PROFILES = ['google', 'python-urllib', 'node-robots-parser'] as const;
 export type ParserProfileName = (typeof PARSER_PROFILES)[number];
 export const DEFAULT_PARSER_PROFILE: ParserProfileName = 'google';
 
@@ -45,6 +47,15 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
       'The bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), split with str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL). No line numbers.',
     source: 'https://github.com/python/cpython/blob/v3.11.2/Lib/urllib/robotparser.py',
   },
+  'node-robots-parser': {
+    name: 'node-robots-parser',
+    library: 'npm robots-parser',
+    version: '3.0.1',
+    basis: 'exact',
+    contract:
+      "The bytes decoded as fetch's Response.text() does (UTF-8, invalid bytes replaced, a leading BOM dropped); robots.txt URL /robots.txt at the checked URL's scheme, host and port; isAllowed(URL, product token); the line is getMatchingLineNumber. A URL that is not absolute is an error.",
+    source: 'https://github.com/samclarke/robots-parser/blob/v3.0.1/Robots.js',
+  },
 };
 
 export function isParserProfileName(name: string): name is ParserProfileName {
@@ -65,6 +76,8 @@ export function parseForProfile(profile: ParserProfileName, body: Uint8Array): P
     }
     case 'python-urllib':
       return parsePythonUrllibBody(body);
+    case 'node-robots-parser':
+      return parseRobotsParserBody(body);
   }
 }
 
