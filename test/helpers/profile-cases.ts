@@ -110,6 +110,10 @@ const AGENT_LINES = [
   'User agent: GPTBot',
   'User-agent: %47PTBot',
   'User-agent: GPTBot\u00a0',
+  'user agent GPTBot',
+  'useragent: CCBot',
+  'User-agent: GPT*',
+  'User-agent: *bot',
 ];
 const RULE_LINES = [
   'Disallow: /',
@@ -148,12 +152,21 @@ const RULE_LINES = [
   'Request-rate: 1/5',
   'Sitemap: https://example.com/sitemap.xml',
   'Noindex: /ni',
+  'dissalow: /typo',
+  'disallow /lower-nocolon',
+  'Allow: /dir/index.html',
+  'Disallow: /dir/',
+  'Disallow: /a$b',
+  'Disallow: /**x',
+  'Disallow: /%2a',
+  'Disallow: /%2fsl',
 ];
 const BREAKS = ['\n', '\r\n', '\r', '\n\n', '\n \n', '\n\t\n', '\n# comment\n', '\u2028', '\x0b', '\x0c', '\x1c', '\x85'];
 const PATHS = [
   '/', '/private', '/private/', '/private/open/x', '/files/a.pdf', '/files/a.pdf?x=1', '/a.PDF', '/search', '/search?q=1',
   '/?q=1', '/a%2Fb', '/a/b', '/caf%C3%A9', '/café', '/~user', '/%7Euser', '/a b', '/a%20b', '/a;b', '/index.html?x', '/p',
   '/abs', '/x:y', '/spaced', '/upper', '/UPPER', '/nocolon', '/%', '/%25', '/ni', '/été', '/%C3%A9t%C3%A9', '',
+  '/typo', '/lower-nocolon', '/dir/', '/dir/index.html', '/dir/x', '/a$b', '/a%24b', '/yx', '/*', '/%2Fsl', '/%2fsl', '//sl',
 ];
 const TOKENS = ['GPTBot', 'CCBot', 'Googlebot', 'Googlebot-Image', 'ClaudeBot', 'examplebot', 'Bot', 'gptbot', 'CCBot/2.0', 'Mozilla'];
 

@@ -8,13 +8,14 @@
 import { parseRobotsTxt } from '../parse.js';
 import { parsePythonUrllibBody } from './python-urllib.js';
 import { parseRobotsParserBody } from './node-robots-parser.js';
+import { parseScrapyProtegoBody } from './scrapy-protego.js';
 import type { ProfileParsed, ProfileVerdict } from './types.js';
 
 export type { ProfileParsed, ProfileVerdict } from './types.js';
 export { PythonLibraryError } from './python-str.js';
 export { RobotsParserUrlError, robotsTxtUrlFor } from './node-robots-parser.js';
 
-export const PARSER_PROFILES = ['google', 'python-urllib', 'node-robots-parser'] as const;
+export const PARSER_PROFILES = ['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser'] as const;
 export type ParserProfileName = (typeof PARSER_PROFILES)[number];
 export const DEFAULT_PARSER_PROFILE: ParserProfileName = 'google';
 
@@ -47,6 +48,15 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
       'The bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), split with str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL). No line numbers.',
     source: 'https://github.com/python/cpython/blob/v3.11.2/Lib/urllib/robotparser.py',
   },
+  'scrapy-protego': {
+    name: 'scrapy-protego',
+    library: "Protego, as Scrapy's ProtegoRobotParser calls it",
+    version: 'Protego 0.2.1 (Debian 12 python3-protego), Scrapy 2.8',
+    basis: 'exact',
+    contract:
+      'The bytes decoded as strict UTF-8 (a BOM stays a character); a body that is not valid UTF-8 is read as empty, as Scrapy does; Protego.parse(text); can_fetch(URL, product token). No line numbers.',
+    source: 'https://github.com/scrapy/protego/blob/0.2.1/src/protego.py and https://github.com/scrapy/scrapy/blob/2.8.0/scrapy/robotstxt.py',
+  },
   'node-robots-parser': {
     name: 'node-robots-parser',
     library: 'npm robots-parser',
@@ -76,6 +86,8 @@ export function parseForProfile(profile: ParserProfileName, body: Uint8Array): P
     }
     case 'python-urllib':
       return parsePythonUrllibBody(body);
+    case 'scrapy-protego':
+      return parseScrapyProtegoBody(body);
     case 'node-robots-parser':
       return parseRobotsParserBody(body);
   }
