@@ -1,0 +1,99 @@
+/**
+ * Parser profiles: the verdict a crawler gets from the robots.txt library it is built on, from
+ * the same fetched bytes. `google` is the engine of this project (Google-exact, src/robots);
+ * the others reproduce one library each, exactly where the library can be run as an oracle
+ * (test/unit/robots/profiles/*.oracle.test.ts) and from its documentation and source where it
+ * cannot (`basis: 'assumed'`). Pure: no I/O. Contracts and figures: docs/crawlers.md.
+ */
+import { parseRobotsTxt } from '../parse.js';
+import { parsePythonUrllibBody } from './python-urllib.js';
+import { parseRobotsParserBody } from './node-robots-parser.js';
+import { parseScrapyProtegoBody } from './scrapy-protego.js';
+import type { ProfileParsed, ProfileVerdict } from './types.js';
+
+export type { ProfileParsed, ProfileVerdict } from './types.js';
+export { PythonLibraryError } from './python-str.js';
+export { RobotsParserUrlError, robotsTxtUrlFor } from './node-robots-parser.js';
+
+export const PARSER_PROFILES = ['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser'] as const;
+export type ParserProfileName = (typeof PARSER_PROFILES)[number];
+export const DEFAULT_PARSER_PROFILE: ParserProfileName = 'google';
+
+export interface ParserProfileInfo {
+  name: ParserProfileName;
+  library: string;
+  version: string;
+  /** `exact`: held to the real library by oracle tests; `assumed`: read from documentation and source. */
+  basis: 'exact' | 'assumed';
+  /** How the fetched bytes and the question become the library's input, in words. */
+  contract: string;
+  source: string;
+}
+
+export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfileInfo>> = {
+  google: {
+    name: 'google',
+    library: "Google's robots.txt parser (google/robotstxt), this project's engine",
+    version: 'google/robotstxt at the commit the engine follows (src/robots/engine-version.ts)',
+    basis: 'exact',
+    contract: 'The raw bytes (RFC 9309 and Google\'s documented limits); the URL as given; the product token as the user agent.',
+    source: 'https://github.com/google/robotstxt',
+  },
+  'python-urllib': {
+    name: 'python-urllib',
+    library: "CPython's urllib.robotparser",
+    version: 'Python 3.11.2 (Debian 12)',
+    basis: 'exact',
+    contract:
+      'The bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), split with str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL). No line numbers.',
+    source: 'https://github.com/python/cpython/blob/v3.11.2/Lib/urllib/robotparser.py',
+  },
+  'scrapy-protego': {
+    name: 'scrapy-protego',
+    library: "Protego, as Scrapy's ProtegoRobotParser calls it",
+    version: 'Protego 0.2.1 (Debian 12 python3-protego), Scrapy 2.8',
+    basis: 'exact',
+    contract:
+      'The bytes decoded as strict UTF-8 (a BOM stays a character); a body that is not valid UTF-8 is read as empty, as Scrapy does; Protego.parse(text); can_fetch(URL, product token). No line numbers.',
+    source: 'https://github.com/scrapy/protego/blob/0.2.1/src/protego.py and https://github.com/scrapy/scrapy/blob/2.8.0/scrapy/robotstxt.py',
+  },
+  'node-robots-parser': {
+    name: 'node-robots-parser',
+    library: 'npm robots-parser',
+    version: '3.0.1',
+    basis: 'exact',
+    contract:
+      "The bytes decoded as fetch's Response.text() does (UTF-8, invalid bytes replaced, a leading BOM dropped); robots.txt URL /robots.txt at the checked URL's scheme, host and port; isAllowed(URL, product token); the line is getMatchingLineNumber. A URL that is not absolute is an error.",
+    source: 'https://github.com/samclarke/robots-parser/blob/v3.0.1/Robots.js',
+  },
+};
+
+export function isParserProfileName(name: string): name is ParserProfileName {
+  return (PARSER_PROFILES as readonly string[]).includes(name);
+}
+
+/** Reads a body once under a profile, for many questions. Throws where the library raises. */
+export function parseForProfile(profile: ParserProfileName, body: Uint8Array): ProfileParsed {
+  switch (profile) {
+    case 'google': {
+      const parsed = parseRobotsTxt(body);
+      return {
+        check: (url, productToken) => {
+          const verdict = parsed.check(url, productToken);
+          return verdict.line === null ? { allowed: verdict.allowed } : { allowed: verdict.allowed, line: verdict.line };
+        },
+      };
+    }
+    case 'python-urllib':
+      return parsePythonUrllibBody(body);
+    case 'scrapy-protego':
+      return parseScrapyProtegoBody(body);
+    case 'node-robots-parser':
+      return parseRobotsParserBody(body);
+  }
+}
+
+/** The verdict of `profile`'s library for the crawler with this product token. */
+export function profileVerdict(profile: ParserProfileName, body: Uint8Array, url: string, productToken: string): ProfileVerdict {
+  return parseForProfile(profile, body).check(url, productToken);
+}

@@ -1,0 +1,174 @@
+/**
+ * Profile `node-robots-parser`: npm `robots-parser` 3.0.1 (https://github.com/samclarke/robots-parser,
+ * Robots.js at v3.0.1), the parser most Node crawlers use. Reproduced from a reading of its source,
+ * held to the package itself by test/unit/robots/profiles/node-robots-parser.oracle.test.ts.
+ *
+ * Contract: the fetched bytes decoded as fetch's `Response.text()` does (UTF-8, invalid bytes
+ * replaced, a leading BOM dropped); the robots.txt URL is `/robots.txt` at the checked URL's
+ * scheme, host and port; the verdict is `isAllowed(url, productToken)` and the line is
+ * `getMatchingLineNumber`. The library answers `undefined` for a URL of another origin, which
+ * cannot happen under this contract; a URL it cannot parse as absolute is an error here.
+ *
+ * What the library does:
+ * - lines split at CR LF, CR or LF; `#` starts a comment; a line without `:` is skipped;
+ * - consecutive user-agent lines form one group; agent names are lower-cased, cut at `/`, and
+ *   compared whole with the token (lower-cased and cut the same way); rules of every group naming
+ *   an agent are merged; an agent with a group (even one holding only Crawl-delay or an empty
+ *   Disallow) never falls back to `*`;
+ * - rules are percent-normalised (encodeURI, upper-case escapes); the longest pattern wins, Allow
+ *   on a tie; `*` and a final `$` are wildcards; the URL's path and query are compared.
+ */
+import type { ProfileParsed, ProfileVerdict } from './types.js';
+
+interface Rule {
+  pattern: string;
+  allow: boolean;
+  line: number;
+}
+
+/** Base the library resolves relative URLs against (it never meets one under our contract). */
+const RELATIVE_BASE = 'http://robots-relative.samclarke.com/';
+
+function agentName(value: string): string {
+  const lower = value.toLowerCase();
+  const slash = lower.indexOf('/');
+  return (slash > -1 ? lower.slice(0, slash) : lower).trim();
+}
+
+function upperEscapes(path: string): string {
+  return path.replace(/%[0-9a-fA-F]{2}/g, (m) => m.toUpperCase());
+}
+
+function normalisePattern(pattern: string): string {
+  try {
+    // encodeURI escapes "%" too; the library undoes that, so existing escapes survive.
+    return upperEscapes(encodeURI(pattern).replace(/%25/g, '%'));
+  } catch {
+    // A lone surrogate: encodeURI throws and the pattern stays as written.
+    return pattern;
+  }
+}
+
+/** `*` matches any run, a final `$` anchors the end; any other character matches itself. */
+export function robotsParserMatches(pattern: string, path: string): boolean {
+  // Positions in `path` reachable after the pattern so far, ascending.
+  let positions: number[] = [0];
+  for (let p = 0; p < pattern.length; p += 1) {
+    const ch = pattern[p];
+    if (ch === '$' && p + 1 === pattern.length) return positions[positions.length - 1] === path.length;
+    if (ch === '*') {
+      const from = positions[0]!;
+      positions = [];
+      for (let i = from; i <= path.length; i += 1) positions.push(i);
+    } else {
+      const next: number[] = [];
+      for (const at of positions) if (at < path.length && path[at] === ch) next.push(at + 1);
+      if (next.length === 0) return false;
+      positions = next;
+    }
+  }
+  return true;
+}
+
+function parseUrl(url: string): URL | null {
+  try {
+    const parsed = new URL(url, RELATIVE_BASE);
+    // The library sets the scheme's default port; for http and https that leaves it empty.
+    if (!parsed.port) parsed.port = parsed.protocol === 'https:' ? '443' : '80';
+    return parsed;
+  } catch {
+    return null;
+  }
+}
+
+/** Splits a line at its first ":" into trimmed key and value; empty parts are null, as in the library. */
+function splitLine(raw: string): [string | null, string | null] | null {
+  const hash = raw.indexOf('#');
+  const line = hash > -1 ? raw.slice(0, hash) : raw;
+  const colon = line.indexOf(':');
+  if (!line || colon < 0) return null;
+  const key = line.slice(0, colon);
+  const value = line.slice(colon + 1);
+  return [key ? key.trim() : null, value ? value.trim() : null];
+}
+
+export function parseRobotsParser(text: string): Map<string, Rule[]> {
+  const rules = new Map<string, Rule[]>();
+  const groupOf = (agent: string) => {
+    let list = rules.get(agent);
+    if (!list) rules.set(agent, (list = []));
+    return list;
+  };
+  const agents: string[] = [];
+  let afterOtherLine = true;
+  text.split(/\r\n|\r|\n/).forEach((raw, i) => {
+    const parts = splitLine(raw);
+    if (!parts || !parts[0]) return;
+    const [keyRaw, value] = parts;
+    const key = keyRaw.toLowerCase();
+    if (key === 'user-agent') {
+      if (afterOtherLine) agents.length = 0;
+      if (value) agents.push(agentName(value));
+    } else if (key === 'disallow' || key === 'allow') {
+      for (const agent of agents) {
+        const list = groupOf(agent);
+        if (value) list.push({ pattern: normalisePattern(value), allow: key === 'allow', line: i + 1 });
+      }
+    } else if (key === 'crawl-delay') {
+      // Creates the agent's group even without rules: the agent then no longer falls back to *.
+      for (const agent of agents) groupOf(agent);
+    }
+    afterOtherLine = key !== 'user-agent';
+  });
+  return rules;
+}
+
+function findRule(path: string, rules: readonly Rule[]): Rule | null {
+  let found: Rule | null = null;
+  for (const rule of rules) {
+    if (!robotsParserMatches(rule.pattern, path)) continue;
+    if (!found || rule.pattern.length > found.pattern.length) found = rule;
+    else if (rule.pattern.length === found.pattern.length && rule.allow && !found.allow) found = rule;
+  }
+  return found;
+}
+
+export class RobotsParserUrlError extends Error {
+  constructor(url: string) {
+    super(`robots-parser gives no verdict for ${JSON.stringify(url.slice(0, 200))}: not an absolute URL it can parse`);
+    this.name = 'RobotsParserUrlError';
+  }
+}
+
+/** The robots.txt URL of the contract: /robots.txt at the checked URL's scheme, host and port. */
+export function robotsTxtUrlFor(url: string): string {
+  let target: URL;
+  try {
+    target = new URL('/robots.txt', new URL(url));
+  } catch {
+    throw new RobotsParserUrlError(url);
+  }
+  return target.href;
+}
+
+export function checkRobotsParser(rules: Map<string, Rule[]>, url: string, productToken: string): ProfileVerdict {
+  const robotsUrl = parseUrl(robotsTxtUrlFor(url));
+  const target = parseUrl(url);
+  if (!robotsUrl || !target || target.protocol !== robotsUrl.protocol || target.hostname !== robotsUrl.hostname || target.port !== robotsUrl.port) {
+    throw new RobotsParserUrlError(url);
+  }
+  const agent = agentName(productToken || '*');
+  const group = rules.get(agent) ?? rules.get('*') ?? [];
+  const rule = findRule(upperEscapes(target.pathname + target.search), group);
+  return rule ? { allowed: rule.allow, line: rule.line } : { allowed: true };
+}
+
+/** fetch's Response.text(): UTF-8, replacement characters, leading BOM removed. */
+export function decodeLikeFetch(body: Uint8Array): string {
+  return new TextDecoder('utf-8').decode(body);
+}
+
+export function parseRobotsParserBody(body: Uint8Array): ProfileParsed {
+  const rules = parseRobotsParser(decodeLikeFetch(body));
+  return { check: (url, productToken) => checkRobotsParser(rules, url, productToken) };
+}

@@ -1,0 +1,26 @@
+/**
+ * Profile `scrapy-protego` against the real library: Debian 12's python3-protego (0.2.1) called
+ * as Scrapy 2.8's ProtegoRobotParser calls it, by test/fixtures/parser-oracle/oracle.py. 100%
+ * agreement required (issue 19, "Done when"); the counts are in docs/crawlers.md.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseForProfile } from '../../../../src/robots/profiles/index.js';
+import { corpusCaseFiles, generatedCaseFiles } from '../../../helpers/profile-cases.js';
+import { disagreements, profileAnswers, runPythonOracle, tally } from '../../../helpers/parser-oracle.js';
+
+const parse = (body: Uint8Array) => parseForProfile('scrapy-protego', body);
+
+describe('scrapy-protego agrees with Protego 0.2.1 as Scrapy 2.8 calls it', () => {
+  it.each([
+    ['the corpus sample (3,000 real files)', () => corpusCaseFiles(12)],
+    ['generated edge-case files', () => generatedCaseFiles(2_000, 12)],
+  ])('on %s', (_name, make) => {
+    const files = make();
+    const library = runPythonOracle('scrapy-protego', files);
+    const ours = profileAnswers(files, parse);
+    const counts = tally(library);
+    console.info(`scrapy-protego oracle: ${JSON.stringify(counts)}`);
+    expect(disagreements(files, library, ours).slice(0, 10)).toEqual([]);
+    expect(counts.cases).toBeGreaterThanOrEqual(24_000);
+  });
+});
