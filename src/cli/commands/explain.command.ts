@@ -37,12 +37,18 @@ export const registerExplainCommand: CommandRegistrar = (program: Command, io: C
 The policy is the one of the site's latest night: its robots.txt rules (R-10), full allow (4xx
 R-12, redirect limit R-11, 429 D-4) or full disallow (5xx R-13, network failure R-15), or,
 after more than 30 days unreachable, the last copy fetched OK (D-3, R-14). Under rules, the
-URL (canonical form, D-5) is matched as the nightly verdicts are: the crawler follows its own
-group, or the group of a product token it also answers to (R-42: Googlebot-Image follows
-googlebot), else *.
+URL (canonical form, D-5) is matched as the nightly verdicts and check do, by the crawler's
+documented rules (docs/crawlers.md): it follows its own group, or the group of a product token
+it also answers to (R-42: Googlebot-Image follows googlebot; Applebot follows Googlebot), else *,
+unless it ignores * (Google's special-case crawlers: AdsBot-Google, ...): then no group applies.
+The rule that applied is named with its source, and so are what the crawler's operator says of
+its use of robots.txt and a parser other than Google's (known or assumed).
 
---json writes {"site", "url", "path", "userAgent", "followedAgent", "allowed", "decidedBy"
-(policy | rule | no_rule | no_group), "rule", "group", "policy": {"kind", "reason", "why",
+--json writes {"site", "url", "path", "userAgent", "followedAgent", "followed" ({"rule": own |
+further-token | star | ignores-star | no-group, "agent", "source"}, null when the policy
+decides), "robotsTxt" ({"value": honours | ignores | may-ignore, "source", "read", "says"} or
+null), "parser" ({"profile", "basis": known | assumed | unknown, "source"}), "allowed",
+"decidedBy" (policy | rule | no_rule | no_group), "rule", "group", "policy": {"kind", "reason", "why",
 "night", "runKey", "outcome", "status", "errorCode", "since", "unreachableSince",
 "failedNights", "rulesNight", "rulesRunKey", "rulesSha256"}}.
 
