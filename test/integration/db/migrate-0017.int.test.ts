@@ -28,10 +28,11 @@ beforeAll(async () => {
     `insert into bodies (id, sha256, content, size, indexed) values
        (1, sha256(convert_to($1, 'UTF8')), convert_to($1, 'UTF8'), length($1), true),
        (2, sha256(convert_to($2, 'UTF8')), convert_to($2, 'UTF8'), length($2), true);
-     insert into body_rules (body_id, line, group_no, kind, user_agents, value, pattern) values
-       (1, 2, 0, 'disallow', '{*}', '/', '/'),
-       (2, 2, 0, 'disallow', '{*}', '/', '/'),
-       (2, 5, 1, 'allow', '{Googlebot}', '/', '/');
+     insert into body_groups (body_id, group_no, user_agents) values (1, 0, '{*}'), (2, 0, '{*}'), (2, 1, '{Googlebot}');
+     insert into body_rules (body_id, line, group_no, kind, value, pattern) values
+       (1, 2, 0, 'disallow', '/', '/'),
+       (2, 2, 0, 'disallow', '/', '/'),
+       (2, 5, 1, 'allow', '/', '/');
      insert into body_agent_access (body_id, token, rule_line, allowed) values
        (1, '*', 2, false),
        (2, '*', 2, false), (2, 'googlebot', 5, true), (2, 'googlebot-image', 5, true);`.replace(/\$1/g, `'${BLOCK_ALL}'`).replace(/\$2/g, `'${GOOGLEBOT_OPEN}'`),
