@@ -95,6 +95,16 @@ describe('reports: the policy is unverified since the first challenged night', (
   });
 });
 
+describe('explain: why the rules that stand are unverified', () => {
+  it('names the vendor, the first challenged night and the rules that stand', async () => {
+    const run = await p.cli(['explain', p.origin('cf429'), '/private/x', '--ua', 'Googlebot']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('disallowed');
+    expect(run.stdout).toContain(`Cloudflare answers instead of the site (429) since ${nightAt(NIGHT_0, 1).slice(0, 10)}`);
+    expect(run.stdout).toContain('stand, unverified');
+  });
+});
+
 describe('R-12: a bare 403 from a plain server', () => {
   it('is unavailable and full allow, as before', async () => {
     for (const day of CHALLENGED) {
