@@ -7,6 +7,8 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../../src/db/client.js';
+import { createDashboard } from '../../../src/web/server.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
 import type { Night } from '../../helpers/nightly.js';
@@ -102,6 +104,23 @@ describe('explain: why the rules that stand are unverified', () => {
     expect(run.stdout).toContain('disallowed');
     expect(run.stdout).toContain(`Cloudflare answers instead of the site (429) since ${nightAt(NIGHT_0, 1).slice(0, 10)}`);
     expect(run.stdout).toContain('stand, unverified');
+  });
+});
+
+describe('the dashboard', () => {
+  it('shows the challenged site as unverified since its first challenged night', async () => {
+    const reader = createDb(p.db.url, { max: 2, readOnly: true });
+    const app = await createDashboard({ pool: reader.pool, token: null, databaseName: 'test' });
+    try {
+      const overview = await app.inject({ url: '/' });
+      expect(overview.statusCode).toBe(200);
+      expect(overview.body.match(/class="pill o-challenged"[^>]*>unverified since/g) ?? []).toHaveLength(1);
+      const page = await app.inject({ url: `/site?origin=${encodeURIComponent(p.origin('cf429'))}` });
+      expect(page.body).toContain('a bot wall answers instead of the site since');
+    } finally {
+      await app.close();
+      await reader.close();
+    }
   });
 });
 
