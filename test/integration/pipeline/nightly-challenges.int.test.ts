@@ -97,6 +97,13 @@ describe('reports: the policy is unverified since the first challenged night', (
   });
 });
 
+describe('run_summary counts the challenged nights', () => {
+  it('two a night while both Cloudflare sites were challenged, one on night 6', async () => {
+    const counts = await rows<{ challenged: number }>(p, 'select challenged from run_summary where run_id = any($1) order by run_at', [nights.map((n) => n.runId)]);
+    expect(counts.map((c) => c.challenged)).toEqual([0, 2, 2, 2, 2, 2, 1]);
+  });
+});
+
 describe('explain: why the rules that stand are unverified', () => {
   it('names the vendor, the first challenged night and the rules that stand', async () => {
     const run = await p.cli(['explain', p.origin('cf429'), '/private/x', '--ua', 'Googlebot']);
