@@ -29,6 +29,8 @@ export const STATE_COUNT: Record<SiteState, keyof OverviewCounts | null> = {
   fallback: 'fallback',
   changed: 'changedRecently',
   never: null,
+  unverified: 'unverified',
+  flapping: 'flapping',
 };
 
 export interface OverviewQuery {
@@ -53,6 +55,9 @@ export interface OverviewCounts {
   disallowAll: number;
   fallback: number;
   changedRecently: number;
+  /** Behind a bot wall: the policy is unverified (issue 18). */
+  unverified: number;
+  flapping: number;
 }
 
 export interface AiSummary {
@@ -157,7 +162,9 @@ async function overviewCounts(pool: pg.Pool, params: unknown[]): Promise<Overvie
               count(*) filter (where ${STATE_CONDITION.unavailable})::int as unavailable,
               count(*) filter (where ${STATE_CONDITION.disallow_all})::int as "disallowAll",
               count(*) filter (where ${STATE_CONDITION.fallback})::int as fallback,
-              count(*) filter (where ${STATE_CONDITION.changed})::int as "changedRecently"
+              count(*) filter (where ${STATE_CONDITION.changed})::int as "changedRecently",
+              count(*) filter (where ${STATE_CONDITION.unverified})::int as unverified,
+              count(*) filter (where ${STATE_CONDITION.flapping})::int as flapping
        from site_state x
        ${filtered ? `join sites s on s.id = x.site_id where ${filter('x.site_id')}` : 'where $1::int is null and $2::text is null'}`,
       params,

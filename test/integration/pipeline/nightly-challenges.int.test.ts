@@ -124,6 +124,10 @@ describe('the dashboard', () => {
       expect(overview.body.match(/class="pill o-challenged"[^>]*>unverified since/g) ?? []).toHaveLength(1);
       const page = await app.inject({ url: `/site?origin=${encodeURIComponent(p.origin('cf429'))}` });
       expect(page.body).toContain('a bot wall answers instead of the site since');
+      expect(overview.body).toMatch(/<b>1<\/b> behind a bot wall \(unverified\)/);
+      const listed = await app.inject({ url: '/?show=unverified' });
+      expect(listed.body).toContain(p.origin('cf429'));
+      expect(listed.body).not.toContain(p.origin('bare403'));
     } finally {
       await app.close();
       await reader.close();

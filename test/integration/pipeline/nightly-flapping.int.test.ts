@@ -113,6 +113,12 @@ describe('the dashboard', () => {
       expect(page.body).toContain('its robots.txt alternates between versions');
       const steady = await app.inject({ url: `/site?origin=${encodeURIComponent(p.origin('steady'))}` });
       expect(steady.body).not.toContain('class="pill flapping"');
+      // The card and its list: the two flapping sites only.
+      expect(overview.body).toMatch(/<b>2<\/b> flapping between versions/);
+      const listed = await app.inject({ url: '/?show=flapping' });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.body).toContain(p.origin('nightly'));
+      expect(listed.body).not.toContain(p.origin('steady'));
     } finally {
       await app.close();
       await reader.close();
