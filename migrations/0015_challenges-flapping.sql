@@ -23,4 +23,21 @@ CREATE OR REPLACE VIEW "public"."site_status" AS (
     select r.run_at from snapshot_changes c join audit_runs r on r.id = c.run_id
     where c.site_id = s.id and c.kinds && '{first_seen,outcome,policy,fallback_started,fallback_ended}'::text[]
     order by r.run_at desc limit 1
-  ) since on true);
+  ) since on true);--> statement-breakpoint
+CREATE OR REPLACE VIEW "public"."run_summary" AS (
+  select r.id as run_id, r.run_key, r.trigger, r.status, p.name as portfolio, r.run_at, r.started_at, r.finished_at,
+         (extract(epoch from r.finished_at - r.started_at))::integer as seconds,
+         r.sites_total, r.sites_done,
+         (select count(*) from jsonb_object_keys(coalesce(r.counts -> 'skipped', '{}'::jsonb)))::integer as sites_skipped,
+         (select count(*) from jsonb_object_keys(coalesce(r.counts -> 'failed', '{}'::jsonb)))::integer as sites_failed,
+         coalesce((r.counts -> 'outcome' ->> 'ok')::integer, 0) as ok,
+         coalesce((r.counts -> 'outcome' ->> 'unavailable')::integer, 0) as unavailable,
+         coalesce((r.counts -> 'outcome' ->> 'rate_limited')::integer, 0) as rate_limited,
+         coalesce((r.counts -> 'outcome' ->> 'server_error')::integer, 0) as server_error,
+         coalesce((r.counts -> 'outcome' ->> 'network_error')::integer, 0) as network_error,
+         coalesce((r.counts -> 'outcome' ->> 'redirect_limit')::integer, 0) as redirect_limit,
+         (select count(*) from snapshot_changes c where c.run_id = r.id and c.kinds <> '{first_seen}'::text[])::integer as changes,
+         (select count(*) from verdict_flips f where f.run_id = r.id)::integer as flips,
+         (select count(*) from alerts l where l.run_id = r.id)::integer as alerts,
+         coalesce((r.counts -> 'outcome' ->> 'challenged')::integer, 0) as challenged
+  from audit_runs r left join portfolios p on p.id = r.portfolio_id);

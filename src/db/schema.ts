@@ -951,4 +951,6 @@ export const runSummary = pgView('run_summary', {
   changes: integer('changes').notNull(),
   flips: integer('flips').notNull(),
   alerts: integer('alerts').notNull(),
+  /** Nights a bot wall answered instead of the site (migration 0015). */
+  challenged: integer('challenged').notNull(),
 }).existing();

@@ -59,13 +59,19 @@ export interface FlappingResult {
   cause: 'returned' | 'disagreed' | null;
   /** The distinct versions served within the window (hex), oldest first, tonight's included. */
   rotation: string[];
+  /**
+   * Settled after one return and nothing else: the site came back once to a version of the last
+   * nights and it held (a change undone). The alert that it started named that version already,
+   * so its settling is not alerted again.
+   */
+  quiet: boolean;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
 
 export function flappingNight(previous: FlappingState, night: FlappingNight, options: FlappingOptions = DEFAULT_FLAPPING_OPTIONS): FlappingResult {
   // K = 0 turns flapping off: every change is alerted night by night (as before issue 18).
-  if (options.windowNights === 0) return { state: { versions: [], since: null, stableNights: 0 }, event: 'none', flapping: false, cause: null, rotation: [] };
+  if (options.windowNights === 0) return { state: { versions: [], since: null, stableNights: 0 }, event: 'none', flapping: false, cause: null, rotation: [], quiet: false };
   const wasFlapping = previous.since !== null;
   const windowStart = night.runAt.getTime() - options.windowNights * DAY_MS;
   // Entries still in the window: those in force on some night after its start (the one in force always).
@@ -77,7 +83,7 @@ export function flappingNight(previous: FlappingState, night: FlappingNight, opt
 
   if (night.sha256 === null) {
     // No body tonight (a 4xx, a 5xx, a challenge): nothing about versions is learnt.
-    return { state: { ...previous, versions: inWindow }, event: wasFlapping ? 'continues' : 'none', flapping: wasFlapping, cause: null, rotation: rotationOf(inWindow) };
+    return { state: { ...previous, versions: inWindow }, event: wasFlapping ? 'continues' : 'none', flapping: wasFlapping, cause: null, rotation: rotationOf(inWindow), quiet: false };
   }
 
   const entry = (sha256: string): VersionEntry => ({ sha256, runId: night.runId, runAt: night.runAt.toISOString() });
@@ -94,14 +100,18 @@ export function flappingNight(previous: FlappingState, night: FlappingNight, opt
   const stableNights = disagreed ? 0 : changed || current === null ? 1 : previous.stableNights + 1;
   if (!wasFlapping) {
     if (returned || disagreed) {
-      return { state: { versions, since: night.runAt, stableNights }, event: 'started', flapping: true, cause: disagreed ? 'disagreed' : 'returned', rotation };
+      return { state: { versions, since: night.runAt, stableNights }, event: 'started', flapping: true, cause: disagreed ? 'disagreed' : 'returned', rotation, quiet: false };
     }
-    return { state: { versions, since: null, stableNights }, event: 'none', flapping: false, cause: null, rotation };
+    return { state: { versions, since: null, stableNights }, event: 'none', flapping: false, cause: null, rotation, quiet: false };
   }
   if (stableNights >= options.settleNights) {
-    return { state: { versions, since: null, stableNights }, event: 'settled', flapping: true, cause: null, rotation };
+    // One entry on the night it started (a return; a disagreement adds two) and none since.
+    const start = previous.since!.getTime();
+    const atStart = versions.filter((v) => new Date(v.runAt).getTime() === start).length;
+    const since = versions.filter((v) => new Date(v.runAt).getTime() > start).length;
+    return { state: { versions, since: null, stableNights }, event: 'settled', flapping: true, cause: null, rotation, quiet: atStart === 1 && since === 0 };
   }
-  return { state: { versions, since: previous.since, stableNights }, event: 'continues', flapping: true, cause: null, rotation };
+  return { state: { versions, since: previous.since, stableNights }, event: 'continues', flapping: true, cause: null, rotation, quiet: false };
 }
 
 function rotationOf(versions: readonly VersionEntry[]): string[] {

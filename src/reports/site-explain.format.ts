@@ -7,6 +7,7 @@ import { UNREACHABLE_FALLBACK_DAYS } from '../policy/effective-policy.js';
 import type { SiteExplanation, SitePolicyState } from './site-explain.js';
 import { formatNight, plural } from './site-text.js';
 import { ruleLine } from '../robots/diff.js';
+import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../http/challenge.js';
 
 const night = (at: Date, runKey: string) => `${formatNight(at)} (run ${runKey})`;
 
@@ -47,6 +48,12 @@ export function policyWhy(s: SitePolicyState): string {
       if (s.policy === 'rules' && s.rulesNight && s.rulesRunKey) return `${head}, so the copy fetched on ${night(s.rulesNight, s.rulesRunKey)} applies`;
       return `${head}, and no copy was ever fetched OK: full allow`;
     }
+    case 'challenged': {
+      const who = s.errorCode && s.errorCode in CHALLENGE_VENDOR_NAMES ? CHALLENGE_VENDOR_NAMES[s.errorCode as ChallengeVendor] : 'bot protection';
+      const head = `${who} answers instead of the site (${answerText(s)}) ${stretch(s, s.unverifiedSince)}: what crawlers get there is unknown`;
+      if (s.policy === 'rules' && s.rulesNight && s.rulesRunKey) return `${head}, so the rules fetched on ${night(s.rulesNight, s.rulesRunKey)} stand, unverified`;
+      return `${head}, so the last known policy stands, unverified`;
+    }
     default:
       return `policy reason ${s.policyReason} ${stretch(s, s.since)}`;
   }
@@ -86,6 +93,9 @@ export function formatExplanation(x: SiteExplanation): string {
   if (x.robotsTxtNote !== null) out.push(`  robots.txt use: ${x.robotsTxtNote}`);
   if (x.parser.basis !== 'unknown' && x.parser.profile !== 'google') out.push(`  parser: ${x.parser.profile} (${x.parser.basis}, ${x.parser.source}); the verdict above is Google's parser's`);
   out.push(`  policy: ${x.state.policy} (${x.state.policyReason}): ${policyWhy(x.state)}`);
+  if (x.state.flappingSince) {
+    out.push(`  flapping since ${formatNight(x.state.flappingSince)}: its robots.txt alternates between versions; this is the verdict under the version of the latest night`);
+  }
   return `${out.join('\n')}\n`;
 }
 
@@ -121,6 +131,8 @@ export function explanationJson(x: SiteExplanation) {
       rulesNight: iso(s.rulesNight),
       rulesRunKey: s.rulesRunKey,
       rulesSha256: s.rulesBodySha256,
+      unverifiedSince: iso(s.unverifiedSince),
+      flappingSince: iso(s.flappingSince),
     },
   };
 }

@@ -32,6 +32,10 @@ export interface SitePolicyState extends NightPolicy {
   /** The first night of the stretch in which the outcome and policy have been what they are. */
   since: Date | null;
   sinceRunKey: string | null;
+  /** A bot wall answers instead of the site since this night (outcome `challenged`): the policy is unverified since. */
+  unverifiedSince: Date | null;
+  /** Its robots.txt flaps between versions since this night (src/policy/flapping.ts). */
+  flappingSince: Date | null;
 }
 
 export interface ExplainVerdict {
@@ -79,6 +83,8 @@ interface StateRow extends NightPolicyRow {
   rules_run_key: string | null;
   rules_sha256: string | null;
   rules_content: Buffer | null;
+  challenged_since: Date | null;
+  flapping_since: Date | null;
 }
 
 /** The site's current state: its latest night and the rules body in force (one row through site_state's key). */
@@ -86,7 +92,7 @@ async function loadState(db: Queryable, site: SiteRef): Promise<{ state: SitePol
   const { rows } = await db.query<StateRow>(
     `select st.run_at, st.run_id, r.run_key, st.outcome::text as outcome, st.status, n.error_code, st.policy::text as policy, st.policy_reason,
             st.unreachable_since, st.failed_nights, rr.run_at as rules_run_at, rr.run_key as rules_run_key,
-            encode(b.sha256, 'hex') as rules_sha256, b.content as rules_content
+            encode(b.sha256, 'hex') as rules_sha256, b.content as rules_content, st.challenged_since, st.flapping_since
        from site_state st
        join audit_runs r on r.id = st.run_id
        left join snapshots n on n.site_id = st.site_id and n.run_at = st.run_at and n.run_id = st.run_id
@@ -113,6 +119,8 @@ async function loadState(db: Queryable, site: SiteRef): Promise<{ state: SitePol
       rulesBodySha256: row.policy === 'rules' ? row.rules_sha256 : null,
       since: since.rows[0]?.run_at ?? null,
       sinceRunKey: since.rows[0]?.run_key ?? null,
+      unverifiedSince: row.challenged_since,
+      flappingSince: row.flapping_since,
     },
     rules: row.policy === 'rules' && row.rules_content ? new Uint8Array(row.rules_content.buffer, row.rules_content.byteOffset, row.rules_content.byteLength) : null,
   };

@@ -7,7 +7,7 @@ import { FAILED_OUTCOMES } from './report-failing.js';
 import { RECENT_DAYS } from './recent.js';
 
 /** The states the summary cards count, each a filter of the list (`/?show=failing`). */
-export const SITE_STATES = ['audited', 'ok', 'failing', 'unavailable', 'disallow_all', 'fallback', 'changed', 'never'] as const;
+export const SITE_STATES = ['audited', 'ok', 'failing', 'unavailable', 'disallow_all', 'fallback', 'changed', 'never', 'unverified', 'flapping'] as const;
 export type SiteState = (typeof SITE_STATES)[number];
 
 /** Nights whose changes count as recent: RECENT_DAYS before the latest night, in SQL. */
@@ -22,5 +22,8 @@ export const STATE_CONDITION: Record<Exclude<SiteState, 'never'>, string> = {
   disallow_all: `x.policy = 'disallow_all'`,
   fallback: `x.policy_reason = 'D-3'`,
   changed: `x.last_change_run_id = any(${RECENT_RUNS})`,
+  // Issue 18: a bot wall answers instead of the site (the policy is the last known one), or its robots.txt flaps.
+  unverified: `x.challenged_since is not null`,
+  flapping: `x.flapping_since is not null`,
 };
 

@@ -29,6 +29,8 @@ export const STATE_COUNT: Record<SiteState, keyof OverviewCounts | null> = {
   fallback: 'fallback',
   changed: 'changedRecently',
   never: null,
+  unverified: 'unverified',
+  flapping: 'flapping',
 };
 
 export interface OverviewQuery {
@@ -53,6 +55,9 @@ export interface OverviewCounts {
   disallowAll: number;
   fallback: number;
   changedRecently: number;
+  /** Behind a bot wall: the policy is unverified (issue 18). */
+  unverified: number;
+  flapping: number;
 }
 
 export interface AiSummary {
@@ -80,6 +85,10 @@ export interface OverviewRow {
   checkedAt: Date | null;
   lastChangeAt: Date | null;
   lastChangeKinds: string[];
+  /** A bot wall answers instead of the site since this night: the policy is the last known one, unverified. */
+  unverifiedSince: Date | null;
+  /** The site's robots.txt flaps between versions since this night. */
+  flappingSince: Date | null;
   ai: AiSummary | null;
 }
 
@@ -153,7 +162,9 @@ async function overviewCounts(pool: pg.Pool, params: unknown[]): Promise<Overvie
               count(*) filter (where ${STATE_CONDITION.unavailable})::int as unavailable,
               count(*) filter (where ${STATE_CONDITION.disallow_all})::int as "disallowAll",
               count(*) filter (where ${STATE_CONDITION.fallback})::int as fallback,
-              count(*) filter (where ${STATE_CONDITION.changed})::int as "changedRecently"
+              count(*) filter (where ${STATE_CONDITION.changed})::int as "changedRecently",
+              count(*) filter (where ${STATE_CONDITION.unverified})::int as unverified,
+              count(*) filter (where ${STATE_CONDITION.flapping})::int as flapping
        from site_state x
        ${filtered ? `join sites s on s.id = x.site_id where ${filter('x.site_id')}` : 'where $1::int is null and $2::text is null'}`,
       params,
@@ -207,6 +218,8 @@ interface SiteRow {
   checked_at: Date | null;
   last_change_at: Date | null;
   last_change_kinds: string[] | null;
+  challenged_since: Date | null;
+  flapping_since: Date | null;
   star_allowed: boolean | null;
   exceptions: Record<string, boolean> | null;
 }
@@ -219,6 +232,7 @@ export async function describeSites(pool: pg.Pool, ids: readonly number[]): Prom
       `select s.id as site_id, s.origin, s.enabled,
               coalesce((select array_agg(p.name order by p.name) from portfolio_sites ps join portfolios p on p.id = ps.portfolio_id where ps.site_id = s.id), '{}') as portfolios,
               x.outcome, x.status, x.policy, x.policy_reason, x.failed_nights, x.unreachable_since, x.run_at as checked_at,
+              x.challenged_since, x.flapping_since,
               (select r.run_at from snapshot_changes c join audit_runs r on r.id = c.run_id
                where c.site_id = s.id and c.kinds && '{${POLICY_EVENTS.join(',')}}'::text[]
                order by r.run_at desc limit 1) as policy_since,
@@ -249,6 +263,8 @@ export async function describeSites(pool: pg.Pool, ids: readonly number[]): Prom
     checkedAt: r.checked_at,
     lastChangeAt: r.last_change_at,
     lastChangeKinds: r.last_change_kinds ?? [],
+    unverifiedSince: r.challenged_since,
+    flappingSince: r.flapping_since,
     ai: r.policy === null ? null : aiSummary({ policy: r.policy, starAllowed: r.star_allowed ?? true, exceptions: r.exceptions ?? {} }, crawlers),
   }));
 }

@@ -50,7 +50,7 @@ export interface NightRunnerDeps {
   /** The fetch, with the process's slots and the global rate applied. */
   fetchRobotsTxt: (origin: string, signal?: AbortSignal) => Promise<FetchResult>;
   hostLock: HostLock;
-  /** How long a host lock lives if its holder dies: longer than any fetch. */
+  /** How long a host lock lives if its holder dies: longer than any fetch and its confirmation. */
   hostLockTtlMs: number;
   /** How long to wait before trying a busy host again. */
   hostBusyDelayMs: number;

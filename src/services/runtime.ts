@@ -180,7 +180,8 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
         return result;
       }, signal),
     hostLock,
-    hostLockTtlMs: config.ROBOTS_AUDIT_TOTAL_TIMEOUT_MS + 5_000,
+    // Longer than the fetch and its confirmation (issue 18), which hold the host together.
+    hostLockTtlMs: 2 * config.ROBOTS_AUDIT_TOTAL_TIMEOUT_MS + config.ROBOTS_AUDIT_CONFIRM_DELAY_MS + 5_000,
     hostBusyDelayMs: config.ROBOTS_AUDIT_HOST_BUSY_DELAY_MS,
     schedule,
     handOver: async (runId, siteId, delayMs) => {

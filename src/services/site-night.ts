@@ -667,8 +667,8 @@ async function flappingChange(flap: FlappingResult, targets: readonly Evaluation
     versions,
     differences,
     rulesDiffer,
-    // The version that stayed: served since its last transition.
-    stayed: flap.event === 'settled' && last ? { sha256: last.sha256, firstSeen: last.runAt } : null,
+    // The version that stayed: served since its last transition (a change undone settles quietly).
+    stayed: flap.event === 'settled' && !flap.quiet && last ? { sha256: last.sha256, firstSeen: last.runAt } : null,
     since: flap.state.since?.toISOString() ?? null,
   };
 }

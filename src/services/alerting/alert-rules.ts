@@ -46,7 +46,8 @@
  * - Flapping: while a site flaps (the night it starts and settles included) its nights raise no
  *   change, flip or AI-access alert of their own (`FLAPPING_QUIET_KINDS`); one alert when it
  *   starts names the versions in rotation and what differs for crawlers between them, one when it
- *   settles names the version that stayed.
+ *   settles names the version that stayed (none for a change undone: one return that held, whose
+ *   start alert named the version that came back; src/policy/flapping.ts, `quiet`).
  * - Challenges: one alert when they start (raised on a site's first night too: the user can act
  *   on it), one when they end; a challenged night changes no policy, so it raises nothing else.
  */

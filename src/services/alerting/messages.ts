@@ -214,6 +214,17 @@ export function slackAlertMessage(alert: AlertDraft, options: AlertMessageOption
     );
   }
   if (d.agents && d.agents.length > 0) blocks.push(section(`*Agents:* ${escapeMrkdwn(d.agents.join(', '))}`));
+  if (d.challenge?.action) blocks.push(section(`*What to do:* ${escapeMrkdwn(d.challenge.action)}`));
+  if (d.flapping) {
+    const versions = d.flapping.versions.map((v) => `${v.sha256.slice(0, 12)} (first served ${v.firstSeen.slice(0, 10)})`);
+    const lines = [`*Versions in rotation:* ${escapeMrkdwn(versions.join(', '))}`];
+    if (d.flapping.stayed) lines.push(`*Stayed:* ${escapeMrkdwn(d.flapping.stayed.sha256.slice(0, 12))}`);
+    const differences = (d.flapping.differences ?? []).slice(0, SLACK_MAX_FLIPS).map((x) =>
+      escapeMrkdwn(`• ${x.url} - ${x.agent}: ${Object.entries(x.allowedBy).map(([sha, allowed]) => `${sha.slice(0, 12)} ${verdict(allowed)}`).join(', ')}`),
+    );
+    if (differences.length > 0) lines.push(`*Verdicts that differ between them (${d.flapping.differencesTotal ?? differences.length}):*\n${differences.join('\n')}`);
+    blocks.push(section(fitLines(lines, SLACK_SECTION_MAX_CHARS - 40)));
+  }
   if (d.sitemapsAdded?.length || d.sitemapsRemoved?.length) {
     const lines = [...(d.sitemapsRemoved ?? []).map((u) => `- ${u}`), ...(d.sitemapsAdded ?? []).map((u) => `+ ${u}`)];
     blocks.push(section(codeBlock(lines.join('\n'), SLACK_SECTION_MAX_CHARS)));

@@ -7,6 +7,8 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../../src/db/client.js';
+import { createDashboard } from '../../../src/web/server.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
 import type { Night } from '../../helpers/nightly.js';
@@ -92,6 +94,44 @@ describe('reports: the policy is unverified since the first challenged night', (
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('challenged');
     expect(run.stdout).toContain('cloudflare');
+  });
+});
+
+describe('run_summary counts the challenged nights', () => {
+  it('two a night while both Cloudflare sites were challenged, one on night 6', async () => {
+    const counts = await rows<{ challenged: number }>(p, 'select challenged from run_summary where run_id = any($1) order by run_at', [nights.map((n) => n.runId)]);
+    expect(counts.map((c) => c.challenged)).toEqual([0, 2, 2, 2, 2, 2, 1]);
+  });
+});
+
+describe('explain: why the rules that stand are unverified', () => {
+  it('names the vendor, the first challenged night and the rules that stand', async () => {
+    const run = await p.cli(['explain', p.origin('cf429'), '/private/x', '--ua', 'Googlebot']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('disallowed');
+    expect(run.stdout).toContain(`Cloudflare answers instead of the site (429) since ${nightAt(NIGHT_0, 1).slice(0, 10)}`);
+    expect(run.stdout).toContain('stand, unverified');
+  });
+});
+
+describe('the dashboard', () => {
+  it('shows the challenged site as unverified since its first challenged night', async () => {
+    const reader = createDb(p.db.url, { max: 2, readOnly: true });
+    const app = await createDashboard({ pool: reader.pool, token: null, databaseName: 'test' });
+    try {
+      const overview = await app.inject({ url: '/' });
+      expect(overview.statusCode).toBe(200);
+      expect(overview.body.match(/class="pill o-challenged"[^>]*>unverified since/g) ?? []).toHaveLength(1);
+      const page = await app.inject({ url: `/site?origin=${encodeURIComponent(p.origin('cf429'))}` });
+      expect(page.body).toContain('a bot wall answers instead of the site since');
+      expect(overview.body).toMatch(/<b>1<\/b> behind a bot wall \(unverified\)/);
+      const listed = await app.inject({ url: '/?show=unverified' });
+      expect(listed.body).toContain(p.origin('cf429'));
+      expect(listed.body).not.toContain(p.origin('bare403'));
+    } finally {
+      await app.close();
+      await reader.close();
+    }
   });
 });
 

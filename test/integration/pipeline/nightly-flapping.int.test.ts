@@ -7,6 +7,8 @@
  * Postgres and Redis, one night at a time with `audit --at`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../../src/db/client.js';
+import { createDashboard } from '../../../src/web/server.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
 import type { Night } from '../../helpers/nightly.js';
@@ -95,6 +97,32 @@ describe('reports', () => {
     expect(run.code, run.stderr).toBe(0);
     const by = Object.fromEntries((JSON.parse(run.stdout) as { origin: string; flapping: boolean }[]).map((r) => [r.origin, r.flapping]));
     expect([by[p.origin('nodes')], by[p.origin('nightly')], by[p.origin('once')], by[p.origin('steady')]]).toEqual([true, true, false, false]);
+  });
+});
+
+describe('the dashboard', () => {
+  it('marks the flapping sites on the overview and on their page', async () => {
+    const reader = createDb(p.db.url, { max: 2, readOnly: true });
+    const app = await createDashboard({ pool: reader.pool, token: null, databaseName: 'test' });
+    try {
+      const overview = await app.inject({ url: '/' });
+      expect(overview.statusCode).toBe(200);
+      expect(overview.body.match(/class="pill flapping"/g) ?? []).toHaveLength(2);
+      const page = await app.inject({ url: `/site?origin=${encodeURIComponent(p.origin('nightly'))}` });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('its robots.txt alternates between versions');
+      const steady = await app.inject({ url: `/site?origin=${encodeURIComponent(p.origin('steady'))}` });
+      expect(steady.body).not.toContain('class="pill flapping"');
+      // The card and its list: the two flapping sites only.
+      expect(overview.body).toMatch(/<b>2<\/b> flapping between versions/);
+      const listed = await app.inject({ url: '/?show=flapping' });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.body).toContain(p.origin('nightly'));
+      expect(listed.body).not.toContain(p.origin('steady'));
+    } finally {
+      await app.close();
+      await reader.close();
+    }
   });
 });
 

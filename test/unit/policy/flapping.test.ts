@@ -50,6 +50,21 @@ describe('flapping: starts, continues, settles', () => {
     expect(replay(['A', 'B', 'A']).state.versions.map((v) => v.sha256)).toEqual(['A', 'B', 'A']);
   });
 
+  it('a change undone (one return that holds) settles quietly; a spell that kept changing does not', () => {
+    const undone = ['A', 'B', 'A', 'A', 'A'];
+    let state = EMPTY;
+    const quiet = undone.map((sha, day) => {
+      const r = flappingNight(state, { runId: day + 1, runAt: at(day), sha256: sha, disagreeing: null });
+      state = r.state;
+      return r.quiet;
+    });
+    expect(quiet).toEqual([false, false, false, false, true]);
+    state = replay(['A', 'B', 'A', 'B', 'B']).state;
+    expect(flappingNight(state, { runId: 6, runAt: at(5), sha256: 'B', disagreeing: null })).toMatchObject({ event: 'settled', quiet: false });
+    state = replay(['A', 'A/B', 'A', 'A']).state;
+    expect(flappingNight(state, { runId: 5, runAt: at(4), sha256: 'A', disagreeing: null })).toMatchObject({ event: 'settled', quiet: false });
+  });
+
   it('names the versions in rotation and the night it started', () => {
     const r = flappingNight(replay(['A', 'B']).state, { runId: 3, runAt: at(2), sha256: 'A', disagreeing: null });
     expect(r).toMatchObject({ event: 'started', cause: 'returned', rotation: ['A', 'B'] });

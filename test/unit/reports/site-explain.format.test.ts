@@ -25,6 +25,8 @@ function state(over: Partial<SitePolicyState>): SitePolicyState {
     rulesBodySha256: 'ab'.repeat(32),
     since: at(0),
     sinceRunKey: 'nightly-2026-03-01',
+    unverifiedSince: null,
+    flappingSince: null,
     ...over,
   };
 }
@@ -66,8 +68,26 @@ describe('policyWhy: the rule behind the policy, in words', () => {
       { outcome: 'network_error', status: null, errorCode: 'ECONNREFUSED', policy: 'allow_all', policyReason: 'D-3', unreachableSince: at(0), failedNights: 41, rulesNight: null, rulesRunKey: null },
       `unreachable (network error ECONNREFUSED) since 2026-03-01 03:00Z, latest ${LATEST}, 41 failed nights in a row: more than 30 days (R-14), and no copy was ever fetched OK: full allow`,
     ],
+    [
+      'challenged: the last good rules stand, unverified',
+      { outcome: 'challenged', status: 403, errorCode: 'cloudflare', policy: 'rules', policyReason: 'challenged', unverifiedSince: at(37), rulesNight: at(36), rulesRunKey: 'nightly-2026-04-06' },
+      `Cloudflare answers instead of the site (403) since 2026-04-07 03:00Z, latest ${LATEST}: what crawlers get there is unknown, so the rules fetched on 2026-04-06 03:00Z (run nightly-2026-04-06) stand, unverified`,
+    ],
+    [
+      'challenged from the first night, no known policy',
+      { outcome: 'challenged', status: 429, errorCode: 'cloudflare', policy: 'allow_all', policyReason: 'challenged', unverifiedSince: at(40), rulesNight: null, rulesRunKey: null },
+      `Cloudflare answers instead of the site (429) on ${LATEST}: what crawlers get there is unknown, so the last known policy stands, unverified`,
+    ],
   ])('%s', (_name, over, why) => {
     expect(policyWhy(state(over))).toBe(why);
+  });
+});
+
+describe('formatExplanation: a flapping site', () => {
+  it('says since when it flaps, and which version the verdict is under', () => {
+    const text = formatExplanation(explanation({}, { state: state({ flappingSince: at(39) }) }));
+    expect(text).toContain('  flapping since 2026-04-09 03:00Z: its robots.txt alternates between versions');
+    expect(explanationJson(explanation({}, { state: state({ flappingSince: at(39) }) })).policy).toMatchObject({ flappingSince: at(39).toISOString(), unverifiedSince: null });
   });
 });
 
@@ -223,6 +243,8 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
         rulesNight: '2026-04-10T03:00:00.000Z',
         rulesRunKey: 'nightly-2026-04-10',
         rulesSha256: 'ab'.repeat(32),
+        unverifiedSince: null,
+        flappingSince: null,
       },
     });
   });

@@ -187,6 +187,40 @@ describe('Slack: one alert', () => {
   });
 });
 
+describe('Slack: flapping and challenges say what they are about', () => {
+  const A = 'aa'.repeat(32);
+  const B = 'bb'.repeat(32);
+  it('flapping_started lists the versions in rotation and the verdicts that differ between them', () => {
+    const [alert] = alertsForSiteNight({
+      ...nightFor('https://f.example', 's9', BASE),
+      flapping: {
+        flapping: true,
+        event: 'started',
+        cause: 'returned',
+        versions: [
+          { sha256: A, firstSeen: '2026-01-01T03:00:00.000Z' },
+          { sha256: B, firstSeen: '2026-01-02T03:00:00.000Z' },
+        ],
+        differences: [{ url: 'https://f.example/new', agent: 'Googlebot', agentFamily: 'search', isRoot: false, allowedBy: { [A]: true, [B]: false } }],
+        rulesDiffer: true,
+        stayed: null,
+        since: '2026-01-03T03:00:00.000Z',
+      },
+    });
+    const text = allText(slackAlertMessage(alert!, { raisedAt }));
+    expect(text).toContain(`*Versions in rotation:* ${A.slice(0, 12)} (first served 2026-01-01), ${B.slice(0, 12)} (first served 2026-01-02)`);
+    expect(text).toContain(`• https://f.example/new - Googlebot: ${A.slice(0, 12)} allowed, ${B.slice(0, 12)} disallowed`);
+  });
+
+  it('challenge_started says which User-Agent to let through', () => {
+    const [alert] = alertsForSiteNight({
+      ...nightFor('https://w.example', 's8', BASE),
+      challenge: { started: true, ended: false, since: null, vendor: 'cloudflare', signal: 'cf-mitigated: challenge', status: 403, userAgent: 'robots-audit/0.1' },
+    });
+    expect(allText(slackAlertMessage(alert!, { raisedAt }))).toContain('*What to do:* Let the User-Agent "robots-audit/0.1" fetch /robots.txt through Cloudflare');
+  });
+});
+
 describe('Slack: the digest of a run', () => {
   it('summarises counts and groups alerts by site, most severe sites first', () => {
     const warnOnly = alertsForSiteNight(nightFor('https://w.example', 's3', `${BASE}Disallow: /tmp\n`));
