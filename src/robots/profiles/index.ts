@@ -60,7 +60,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'node-robots-parser': {
     name: 'node-robots-parser',
     library: 'npm robots-parser',
-    version: '3.0.1',
+    version: 'robots-parser 3.0.1',
     basis: 'exact',
     contract:
       "The bytes decoded as fetch's Response.text() does (UTF-8, invalid bytes replaced, a leading BOM dropped); robots.txt URL /robots.txt at the checked URL's scheme, host and port; isAllowed(URL, product token); the line is getMatchingLineNumber. A URL that is not absolute is an error.",

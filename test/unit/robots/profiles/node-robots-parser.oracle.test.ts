@@ -3,39 +3,12 @@
  * profile's contract (robots.txt URL at the checked URL's origin, body as fetch's text()).
  * Verdict and deciding line must agree on every case (issue 19, "Done when"); counts in docs/crawlers.md.
  */
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { parseForProfile, robotsTxtUrlFor } from '../../../../src/robots/profiles/index.js';
-import { decodeLikeFetch } from '../../../../src/robots/profiles/node-robots-parser.js';
+import { parseForProfile } from '../../../../src/robots/profiles/index.js';
 import { corpusCaseFiles, generatedCaseFiles, type ProfileCaseFile } from '../../../helpers/profile-cases.js';
-
-interface RobotsParserResult {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getMatchingLineNumber(url: string, ua?: string): number;
-}
-/** CommonJS; its typings declare an ES default export it does not have. */
-const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => RobotsParserResult;
+import { robotsParserLibraryAnswers as libraryAnswers } from '../../../helpers/parser-oracle.js';
 
 type Answer = string;
-
-function libraryAnswers(f: ProfileCaseFile): Answer[] {
-  const text = decodeLikeFetch(f.body);
-  const byRobotsUrl = new Map<string, RobotsParserResult>();
-  return f.cases.map(([url, token]) => {
-    let robotsUrl: string;
-    try {
-      robotsUrl = robotsTxtUrlFor(url);
-    } catch {
-      return 'error';
-    }
-    let lib = byRobotsUrl.get(robotsUrl);
-    if (!lib) byRobotsUrl.set(robotsUrl, (lib = robotsParser(robotsUrl, text)));
-    const allowed = lib.isAllowed(url, token);
-    if (allowed === undefined) return 'error';
-    const line = lib.getMatchingLineNumber(url, token);
-    return `${allowed} ${line === -1 ? '-' : line}`;
-  });
-}
 
 function profileAnswers(f: ProfileCaseFile): Answer[] {
   const parsed = parseForProfile('node-robots-parser', f.body);
