@@ -1,0 +1,148 @@
+/**
+ * Portability (issue 19, item 4): the rules of a robots.txt that the parser profiles read
+ * differently from Google's parser, each with an example URL and the verdict under every
+ * profile, e.g. "`Disallow: /*.pdf$`: python-urllib does not read wildcards, so /x.pdf stays
+ * allowed". Pure: no I/O. The verdicts are the profiles' own (exact); the reason given is a
+ * reading of the rule and the file, chosen from what the profiles are known to do differently.
+ */
+import { parseRobotsTxt } from '../parse.js';
+import { decodeUtf8Strict } from './python-str.js';
+import { PARSER_PROFILES, parseForProfile } from './index.js';
+import type { ParserProfileName, ProfileParsed } from './index.js';
+
+/** The profiles compared with Google's parser. */
+export const PORTABILITY_PROFILES: readonly Exclude<ParserProfileName, 'google'>[] = PARSER_PROFILES.filter((p): p is Exclude<ParserProfileName, 'google'> => p !== 'google');
+/** Findings kept per file; the rest are counted, not listed. */
+export const PORTABILITY_MAX_FINDINGS = 50;
+/**
+ * (rule, agent) pairs examined per file at most, so a 500 KiB file with 27,000 rules costs a
+ * bounded number of checks (each profile check is linear in the rules for python-urllib).
+ */
+export const PORTABILITY_MAX_PAIRS = 400;
+/** Stands for "a crawler no group names" when the `*` group is examined. */
+export const UNNAMED_CRAWLER_TOKEN = 'ExampleBot';
+
+export type ProfileAnswer = boolean | 'error';
+
+export interface PortabilityFinding {
+  /** Line of the rule (1-based, as Google counts). */
+  line: number;
+  /** The rule as written, e.g. `Disallow: /*.pdf$`. */
+  rule: string;
+  /** The product token asked about: the group's agent, or UNNAMED_CRAWLER_TOKEN for `*`. */
+  agent: string;
+  /** Whether the group is the `*` group. */
+  starGroup: boolean;
+  /** Example path the rule is meant to decide. */
+  path: string;
+  /** true: allowed; 'error': the library raises on this file or URL. */
+  verdicts: Record<ParserProfileName, ProfileAnswer>;
+  /** The profiles whose verdict differs from google's. */
+  differing: Exclude<ParserProfileName, 'google'>[];
+  /** In words, e.g. "python-urllib does not read wildcards, so /x.pdf stays allowed". */
+  reason: string;
+}
+
+export interface PortabilityResult {
+  findings: PortabilityFinding[];
+  /** Findings found in all, including those past PORTABILITY_MAX_FINDINGS. */
+  total: number;
+  /** False when PORTABILITY_MAX_PAIRS stopped the examination early. */
+  complete: boolean;
+}
+
+/** The path a rule is meant to decide: wildcards filled in, the end anchor dropped. */
+export function examplePath(value: string): string {
+  const filled = value.replace(/\$$/, '').replace(/\*+/g, 'x');
+  return filled.startsWith('/') ? filled : `/${filled}`;
+}
+
+function verdictWord(answer: ProfileAnswer): string {
+  return answer === 'error' ? 'without a verdict (the library raises)' : answer ? 'allowed' : 'disallowed';
+}
+
+export function portabilityOf(body: Uint8Array, origin = 'https://example.com'): PortabilityResult {
+  const google = parseRobotsTxt(body);
+  const parsed = new Map<ParserProfileName, ProfileParsed | 'error'>();
+  for (const p of PORTABILITY_PROFILES) {
+    try {
+      parsed.set(p, parseForProfile(p, body));
+    } catch {
+      parsed.set(p, 'error');
+    }
+  }
+  const lines = new TextDecoder('utf-8').decode(body).split(/\r\n|\r|\n/);
+  const hasBom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  const notUtf8 = decodeUtf8Strict(body) === undefined;
+
+  const findings: PortabilityFinding[] = [];
+  let total = 0;
+  let pairs = 0;
+  let complete = true;
+  const seen = new Set<string>();
+  outer: for (const [gi, group] of google.groups.entries()) {
+    for (const ua of group.userAgents) {
+      const starGroup = ua.token === '*';
+      const agent = starGroup ? UNNAMED_CRAWLER_TOKEN : ua.value;
+      if (!agent) continue;
+      for (const rule of group.rules) {
+        if (pairs >= PORTABILITY_MAX_PAIRS) {
+          complete = false;
+          break outer;
+        }
+        pairs += 1;
+        const path = examplePath(rule.value);
+        const key = `${agent}\u0000${path}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const url = `${origin}${path}`;
+        const verdicts = { google: google.check(url, agent).allowed } as Record<ParserProfileName, ProfileAnswer>;
+        for (const p of PORTABILITY_PROFILES) {
+          const profile = parsed.get(p)!;
+          if (profile === 'error') {
+            verdicts[p] = 'error';
+            continue;
+          }
+          try {
+            verdicts[p] = profile.check(url, agent).allowed;
+          } catch {
+            verdicts[p] = 'error';
+          }
+        }
+        const differing = PORTABILITY_PROFILES.filter((p) => verdicts[p] !== verdicts.google);
+        if (differing.length === 0) continue;
+        total += 1;
+        if (findings.length >= PORTABILITY_MAX_FINDINGS) continue;
+        const ctx = { rule: rule.value, ruleLine: rule.line, groupLine: group.userAgents[0]!.line, firstGroup: gi === 0, hasBom, notUtf8, lines };
+        const reason = differing.map((p) => `${explain(p, ctx)}, so ${path} stays ${verdictWord(verdicts[p])}`).join('; ');
+        const kind = rule.kind === 'allow' ? 'Allow' : 'Disallow';
+        findings.push({ line: rule.line, rule: `${kind}: ${rule.value}`, agent, starGroup, path, verdicts, differing, reason });
+      }
+    }
+  }
+  return { findings, total, complete };
+}
+
+interface ExplainContext {
+  rule: string;
+  ruleLine: number;
+  groupLine: number;
+  firstGroup: boolean;
+  hasBom: boolean;
+  notUtf8: boolean;
+  lines: string[];
+}
+
+/** Why a profile reads the rule differently: the first known cause that fits. */
+function explain(profile: Exclude<ParserProfileName, 'google'>, c: ExplainContext): string {
+  const blankInGroup = c.lines.slice(c.groupLine, c.ruleLine - 1).some((l) => l.trim() === '');
+  if (profile === 'scrapy-protego' && c.notUtf8) return 'Scrapy reads a file that is not valid UTF-8 as empty';
+  if (profile !== 'node-robots-parser' && c.hasBom && c.firstGroup) return `a byte-order mark hides the first line from ${profile}`;
+  if (profile === 'python-urllib') {
+    if (/[*$]/.test(c.rule)) return 'python-urllib does not read wildcards';
+    if (blankInGroup) return 'python-urllib ends a group at an empty line';
+    return 'python-urllib lets the first matching rule in file order win and matches agent names as substrings';
+  }
+  if (profile === 'scrapy-protego') return 'scrapy-protego picks the group whose name is the longest substring of the crawler\'s name and normalises percent-encoding';
+  return 'node-robots-parser compares the path after its own percent-normalisation and groups by exact name';
+}
