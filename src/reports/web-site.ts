@@ -15,6 +15,8 @@ import { bodyLines } from './web-paging.js';
 import { hiddenCharsIn } from '../robots/hidden-chars.js';
 import type { HiddenChar } from '../robots/hidden-chars.js';
 import { move } from './report-changes.js';
+import { portabilityOf } from '../robots/profiles/portability.js';
+import type { PortabilityResult } from '../robots/profiles/portability.js';
 
 /** Nights on the timeline: a bit more than a year. */
 export const TIMELINE_NIGHTS = 400;
@@ -82,6 +84,8 @@ export interface FileView {
   decides: boolean;
   /** The hidden characters the file holds (the note above it names them). */
   hidden: HiddenChar[];
+  /** The rules other parsers read differently from Google's (issue 19: the portability panel). */
+  portability: PortabilityResult;
 }
 
 export interface SitePage {
@@ -267,6 +271,7 @@ async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileVi
         diagnostics: lintRobotsTxt(row.content),
         hidden: lines.flatMap(hiddenCharsIn).filter((c, i, all) => all.findIndex((o) => o.codePoint === c.codePoint) === i),
         decides: row.decides,
+        portability: portabilityOf(row.content),
       }
     : null;
   return { file, rulesLines: row.decides ? lines : row.rules_content ? bodyLines(row.rules_content) : [] };

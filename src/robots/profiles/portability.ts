@@ -95,7 +95,7 @@ export function portabilityOf(body: Uint8Array, origin = 'https://example.com'):
         const key = `${agent}\u0000${path}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const url = `${origin}${path}`;
+        const url = requestUrl(origin, path);
         const verdicts = { google: google.check(url, agent).allowed } as Record<ParserProfileName, ProfileAnswer>;
         for (const p of PORTABILITY_PROFILES) {
           const profile = parsed.get(p)!;
@@ -113,7 +113,7 @@ export function portabilityOf(body: Uint8Array, origin = 'https://example.com'):
         if (differing.length === 0) continue;
         total += 1;
         if (findings.length >= PORTABILITY_MAX_FINDINGS) continue;
-        const ctx = { rule: rule.value, ruleLine: rule.line, groupLine: group.userAgents[0]!.line, firstGroup: gi === 0, hasBom, notUtf8, lines };
+        const ctx = { rule: rule.value, kind: rule.kind, ruleLine: rule.line, groupLine: group.userAgents[0]!.line, firstGroup: gi === 0, hasBom, notUtf8, lines };
         const reason = differing.map((p) => `${explain(p, ctx)}, so ${path} stays ${verdictWord(verdicts[p])}`).join('; ');
         const kind = rule.kind === 'allow' ? 'Allow' : 'Disallow';
         findings.push({ line: rule.line, rule: `${kind}: ${rule.value}`, agent, starGroup, path, verdicts, differing, reason });
@@ -123,8 +123,22 @@ export function portabilityOf(body: Uint8Array, origin = 'https://example.com'):
   return { findings, total, complete };
 }
 
+/**
+ * The URL a crawler would request for the path: WHATWG-serialised, so non-ASCII and spaces are
+ * percent-encoded as on the wire (comparing a raw path would make Google's parser, which
+ * compares bytes as given, look different from libraries that normalise).
+ */
+function requestUrl(origin: string, path: string): string {
+  try {
+    return new URL(`${origin}${path}`).href;
+  } catch {
+    return `${origin}${path}`;
+  }
+}
+
 interface ExplainContext {
   rule: string;
+  kind: 'allow' | 'disallow';
   ruleLine: number;
   groupLine: number;
   firstGroup: boolean;
@@ -141,8 +155,9 @@ function explain(profile: Exclude<ParserProfileName, 'google'>, c: ExplainContex
   if (profile === 'python-urllib') {
     if (/[*$]/.test(c.rule)) return 'python-urllib does not read wildcards';
     if (blankInGroup) return 'python-urllib ends a group at an empty line';
-    return 'python-urllib lets the first matching rule in file order win and matches agent names as substrings';
+    if (c.kind === 'allow') return 'python-urllib lets the first matching rule in file order win, not the longest';
+    return 'python-urllib takes the first group whose name is part of the crawler\'s name, and the first matching rule in file order';
   }
-  if (profile === 'scrapy-protego') return 'scrapy-protego picks the group whose name is the longest substring of the crawler\'s name and normalises percent-encoding';
-  return 'node-robots-parser compares the path after its own percent-normalisation and groups by exact name';
+  if (profile === 'scrapy-protego') return 'scrapy-protego picks the group whose name is the longest part of the crawler\'s name, and decodes percent-encoding before matching';
+  return 'node-robots-parser re-encodes the rule (encodeURI) and groups by exact name';
 }
