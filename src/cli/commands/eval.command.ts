@@ -326,6 +326,8 @@ library each from the same bytes (contracts and agreement figures: docs/crawlers
   python-urllib       CPython 3.11 urllib.robotparser (no line numbers: "line" is null)
   scrapy-protego      Protego 0.2.1 as Scrapy 2.8 calls it (no line numbers)
   node-robots-parser  npm robots-parser 3.0.1 (robots.txt at the URL's origin)
+  crawler-commons     crawler-commons SimpleRobotRulesParser (Nutch, CCBot): ASSUMED,
+                      built from its documentation and source, not checked against it
 A body or URL the library raises on is answered with an "error" line.
 `,
     )

@@ -7,11 +7,14 @@
  */
 import { parseRobotsTxt } from '../parse.js';
 import { decodeUtf8Strict } from './python-str.js';
-import { PARSER_PROFILES, parseForProfile } from './index.js';
+import { PARSER_PROFILES, PARSER_PROFILE_INFO, parseForProfile } from './index.js';
 import type { ParserProfileName, ProfileParsed } from './index.js';
 
-/** The profiles compared with Google's parser. */
-export const PORTABILITY_PROFILES: readonly Exclude<ParserProfileName, 'google'>[] = PARSER_PROFILES.filter((p): p is Exclude<ParserProfileName, 'google'> => p !== 'google');
+/** The profiles compared with Google's parser: the exact ones (an assumed profile's verdict is not shown as a finding). */
+export type PortabilityProfile = 'python-urllib' | 'scrapy-protego' | 'node-robots-parser';
+export const PORTABILITY_PROFILES: readonly PortabilityProfile[] = PARSER_PROFILES.filter(
+  (p): p is PortabilityProfile => p !== 'google' && PARSER_PROFILE_INFO[p].basis === 'exact',
+);
 /** Findings kept per file; the rest are counted, not listed. */
 export const PORTABILITY_MAX_FINDINGS = 50;
 /**
@@ -36,9 +39,9 @@ export interface PortabilityFinding {
   /** Example path the rule is meant to decide. */
   path: string;
   /** true: allowed; 'error': the library raises on this file or URL. */
-  verdicts: Record<ParserProfileName, ProfileAnswer>;
+  verdicts: Record<'google' | PortabilityProfile, ProfileAnswer>;
   /** The profiles whose verdict differs from google's. */
-  differing: Exclude<ParserProfileName, 'google'>[];
+  differing: PortabilityProfile[];
   /** In words, e.g. "python-urllib does not read wildcards, so /x.pdf stays allowed". */
   reason: string;
 }
@@ -96,7 +99,7 @@ export function portabilityOf(body: Uint8Array, origin = 'https://example.com'):
         if (seen.has(key)) continue;
         seen.add(key);
         const url = requestUrl(origin, path);
-        const verdicts = { google: google.check(url, agent).allowed } as Record<ParserProfileName, ProfileAnswer>;
+        const verdicts = { google: google.check(url, agent).allowed } as Record<'google' | PortabilityProfile, ProfileAnswer>;
         for (const p of PORTABILITY_PROFILES) {
           const profile = parsed.get(p)!;
           if (profile === 'error') {
@@ -148,7 +151,7 @@ interface ExplainContext {
 }
 
 /** Why a profile reads the rule differently: the first known cause that fits. */
-function explain(profile: Exclude<ParserProfileName, 'google'>, c: ExplainContext): string {
+function explain(profile: PortabilityProfile, c: ExplainContext): string {
   const blankInGroup = c.lines.slice(c.groupLine, c.ruleLine - 1).some((l) => l.trim() === '');
   if (profile === 'scrapy-protego' && c.notUtf8) return 'Scrapy reads a file that is not valid UTF-8 as empty';
   if (profile !== 'node-robots-parser' && c.hasBom && c.firstGroup) return `a byte-order mark hides the first line from ${profile}`;

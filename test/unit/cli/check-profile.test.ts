@@ -20,6 +20,11 @@ describe('check --profile', () => {
     expect(run.code).toBe(0);
   });
 
+  it('says when a profile is assumed (crawler-commons: built from its documentation, not run)', async () => {
+    const run = await runCli(['check', '--robots', EXAMPLE, '--ua', 'CCBot', '--profile', 'crawler-commons', 'https://example.com/a']);
+    expect(run.stdout).toMatch(/^disallowed {2}https:\/\/example\.com\/a {2}\(crawler-commons, crawler-commons 1\.4\+ .*, assumed; the library names no line\)\n$/);
+  });
+
   it('writes JSON Lines with the profile and its basis', async () => {
     const run = await runCli(['check', '--robots', EXAMPLE, '--ua', 'GPTBot', '--profile', 'python-urllib', '--json', 'example.com/a']);
     expect(JSON.parse(run.stdout)).toEqual({ input: 'example.com/a', url: 'https://example.com/a', ua: 'GPTBot', profile: 'python-urllib', basis: 'exact', allowed: false, line: null });

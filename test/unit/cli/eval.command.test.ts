@@ -329,6 +329,7 @@ describe('eval: through the command line', () => {
     expect(await answers('python-urllib')).toEqual({ allowed: true, line: null });
     expect(await answers('scrapy-protego')).toEqual({ allowed: false, line: null });
     expect(await answers('node-robots-parser')).toEqual({ allowed: false, line: 2 });
+    expect(await answers('crawler-commons')).toEqual({ allowed: false, line: null });
     expect(await answers('google')).toEqual({ allowed: false, line: 2 });
   });
 
