@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseForProfile } from '../../../../src/robots/profiles/index.js';
-import { corpusCaseFiles, generatedCaseFiles, type ProfileCaseFile } from '../../../helpers/profile-cases.js';
+import { corpusCaseFiles, generatedCaseFiles, urlVariantFiles, type ProfileCaseFile } from '../../../helpers/profile-cases.js';
 import { robotsParserLibraryAnswers as libraryAnswers } from '../../../helpers/parser-oracle.js';
 
 type Answer = string;
@@ -20,12 +20,6 @@ function profileAnswers(f: ProfileCaseFile): Answer[] {
       return 'error';
     }
   });
-}
-
-/** Extra URLs the contract must survive: ports, case, escapes, odd schemes, relative paths. */
-function urlVariantFiles(files: readonly ProfileCaseFile[]): ProfileCaseFile[] {
-  const variants = (url: string) => [url.replace('https://example.com', 'http://example.com:8080'), url.replace('https://example.com', 'HTTPS://EXAMPLE.com:443'), url.replace('https://example.com', ''), `${url}#frag`, url.replace(/a/g, '%61')];
-  return files.slice(0, 500).map((f) => ({ ...f, name: `${f.name} (URL variants)`, cases: f.cases.slice(0, 4).flatMap(([u, t]) => variants(u).map((v) => [v, t] as [string, string])) }));
 }
 
 describe('node-robots-parser agrees with npm robots-parser 3.0.1', () => {
