@@ -73,7 +73,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       {
         name: 'report',
         term: 'report [options] <report>',
-        description: 'Print a report: status, changes, flips, alerts, ai-access, failing or lint, as a table, CSV or JSON.',
+        description: 'Print a report: status, changes, flips, alerts, ai-access, failing, lint or portability, as a table, CSV or JSON.',
       },
     ],
     load: async () => (await import('./commands/report.command.js')).registerReportCommand,

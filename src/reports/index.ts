@@ -12,11 +12,12 @@ import { changesSource } from './report-changes.js';
 import { failingSource } from './report-failing.js';
 import { flipsSource } from './report-flips.js';
 import { lintSource } from './report-lint.js';
+import { portabilitySource } from './report-portability.js';
 import type { ReportSource } from './report-source.js';
 import { collectReport } from './report-source.js';
 import { statusSource } from './report-status.js';
 
-export const REPORT_NAMES = ['status', 'changes', 'flips', 'alerts', 'ai-access', 'failing', 'lint'] as const;
+export const REPORT_NAMES = ['status', 'changes', 'flips', 'alerts', 'ai-access', 'failing', 'lint', 'portability'] as const;
 export type ReportName = (typeof REPORT_NAMES)[number];
 
 type AnySource = ReportSource<never>;
@@ -28,6 +29,7 @@ const SOURCES: Record<ReportName, (pool: pg.Pool, filters: ReportFilters) => Any
   'ai-access': aiAccessSource,
   failing: (_pool, filters) => failingSource(filters),
   lint: lintSource,
+  portability: portabilitySource,
 };
 
 export function isReportName(name: string): name is ReportName {

@@ -18,6 +18,8 @@ import { bodyLines } from './web-paging.js';
 import { hiddenCharsIn } from '../robots/hidden-chars.js';
 import type { HiddenChar } from '../robots/hidden-chars.js';
 import { move } from './report-changes.js';
+import { portabilityOf } from '../robots/profiles/portability.js';
+import type { PortabilityResult } from '../robots/profiles/portability.js';
 
 /** Nights on the timeline: a bit more than a year. */
 export const TIMELINE_NIGHTS = 400;
@@ -98,6 +100,8 @@ export interface FileView {
   decides: boolean;
   /** The hidden characters the file holds (the note above it names them). */
   hidden: HiddenChar[];
+  /** The rules other parsers read differently from Google's (issue 19: the portability panel). */
+  portability: PortabilityResult;
 }
 
 export interface SitePage {
@@ -292,6 +296,7 @@ async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileVi
         diagnostics: lintRobotsTxt(row.content),
         hidden: lines.flatMap(hiddenCharsIn).filter((c, i, all) => all.findIndex((o) => o.codePoint === c.codePoint) === i),
         decides: row.decides,
+        portability: portabilityOf(row.content),
       }
     : null;
   // The body whose rules decide (policy `rules`), parsed to name the crawler rule each agent's group comes from.

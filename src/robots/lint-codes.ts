@@ -33,6 +33,11 @@ export const LINT_CODES = {
     severity: 'warning',
     description: 'A path the `*` group disallows that a group naming a crawler does not block: a crawler obeys only the group that names it, nothing of `*` is inherited (R-40, T26).',
   },
+  'other-parsers-differ': {
+    severity: 'info',
+    description:
+      "A rule that CPython's urllib.robotparser, Scrapy's Protego or npm robots-parser reads differently from Google: the URL the rule is meant to decide gets another verdict (issue 19; with the `portability` option, on in `robots-audit lint`).",
+  },
   'agent-name-truncated': { severity: 'warning', description: 'A user-agent value Google cuts to a shorter name (Googlebot/2.1 -> googlebot, Foo Bar -> foo) (T16, C9, C10).' },
   'empty-user-agent': { severity: 'warning', description: 'An empty user-agent value; the group applies to no real crawler (C11).' },
   'sitemap-not-absolute': { severity: 'warning', description: 'A sitemap that is not an absolute http(s) URL (R-58).' },

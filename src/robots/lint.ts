@@ -17,6 +17,7 @@ import type { StarRuleGap } from './star-rule-gaps.js';
 import type { Diagnostic, Rule, UserAgentLine } from './types.js';
 import { GLOBAL_AGENT, agentToken } from './user-agent.js';
 import { codePointLabel, hiddenCharsIn } from './hidden-chars.js';
+import { PORTABILITY_PROFILES, portabilityOf } from './profiles/portability.js';
 
 /** R-18: Google reads the first 500 KiB of a robots.txt and ignores the rest. */
 export const GOOGLE_MAX_ROBOTS_BYTES = 500 * 1024;
@@ -26,6 +27,12 @@ export interface LintOptions {
   maxBytes?: number;
   /** Also report comment and empty lines (the `comment` and `empty-line` trivia). */
   includeTrivia?: boolean;
+  /**
+   * Also report the rules other parsers read differently (`other-parsers-differ`, issue 19). Off
+   * by default: it parses the file four more times (bounded by PORTABILITY_MAX_PAIRS, up to about
+   * a second for a 500 KiB file), which the nightly summary and the draft check do not need.
+   */
+  portability?: boolean;
 }
 
 /** Longest excerpt of a value quoted in a message. */
@@ -57,7 +64,22 @@ export function lintRobotsTxt(body: string | Uint8Array, options: LintOptions = 
     if (line.type === 'directive' && line.key === 'user-agent') seenUserAgent = true;
   }
   groupChecks(robots, add);
+  if (options.portability === true) portabilityChecks(bytes, add);
   return out.sort((a, b) => a.line - b.line);
+}
+
+/** Issue 19: the rules another parser profile reads differently (src/robots/profiles/portability.ts). */
+function portabilityChecks(bytes: Uint8Array, add: Add): void {
+  const { findings, total } = portabilityOf(bytes);
+  for (const f of findings) {
+    const who = f.starGroup ? 'a crawler without a group of its own' : f.agent;
+    const verdicts = (['google', ...PORTABILITY_PROFILES] as const).map((p) => `${p} ${f.verdicts[p] === 'error' ? 'raises' : f.verdicts[p] ? 'allows' : 'disallows'}`).join(', ');
+    add(f.line, 'other-parsers-differ', `"${quote(f.rule)}" for ${who}: ${f.reason} (${f.path}: ${verdicts}).`);
+  }
+  if (total > findings.length) {
+    const last = findings[findings.length - 1]!;
+    add(last.line, 'other-parsers-differ', `${total - findings.length} more rules are read differently by other parsers; the first ${findings.length} are reported.`);
+  }
 }
 
 type Add = (line: number, code: LintCode, message: string) => void;

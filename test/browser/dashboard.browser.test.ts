@@ -315,6 +315,17 @@ describe('the first screen answers the questions people come with', () => {
     await page.close();
   });
 
+  it('the site page names the rules other parsers read differently, with each parser\'s verdict (issue 19)', async () => {
+    const { page } = await visit(site('shop'));
+    const row = page.locator('#portability table.portability tbody tr');
+    expect(await row.count()).toBe(1);
+    const cells = await row.locator('td').allInnerTexts();
+    expect(cells.slice(0, 8)).toEqual(['4', 'Allow: /checkout/help', 'any (*)', '/checkout/help', 'allowed', 'disallowed', 'allowed', 'allowed']);
+    expect(cells[8]).toBe('python-urllib lets the first matching rule in file order win, not the longest, so /checkout/help stays disallowed');
+    expect(await row.locator('td a[href="#L4"]').count()).toBe(1);
+    await page.close();
+  });
+
   it('/alerts shows the night each alert is about, not only when its delivery was made', async () => {
     const { page } = await visit('/alerts');
     const row = page.locator('#deliveries tbody tr', { hasText: 'site_unreachable' });
@@ -361,6 +372,14 @@ describe('CSV downloads are the report commands\' CSV', () => {
     const body = await response.text();
     expect(body).toBe(cli.stdout);
     expect((parseCsv(body, { columns: true }) as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('/csv/portability is report portability\'s CSV (here: no AI-crawler block another parser misreads)', async () => {
+    const response = await fetch(`${base}/csv/portability`);
+    expect(response.status).toBe(200);
+    const cli = await data.p.cli(['report', 'portability', '--format', 'csv']);
+    expect(await response.text()).toBe(cli.stdout);
+    expect(cli.stdout).toBe('SITE,LINE,RULE,AGENT,EXAMPLE,GOOGLE,PYTHON-URLLIB,SCRAPY-PROTEGO,NODE-ROBOTS-PARSER,WHY\r\n');
   });
 
   it('the download links carry every filter of the page, and the CSV applies them', async () => {

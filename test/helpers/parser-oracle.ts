@@ -4,9 +4,12 @@
  * library raised).
  */
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProfileCaseFile } from './profile-cases.js';
+import { robotsTxtUrlFor } from '../../src/robots/profiles/index.js';
+import { decodeLikeFetch } from '../../src/robots/profiles/node-robots-parser.js';
 
 const ORACLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/parser-oracle/oracle.py');
 /** Debian's interpreter: the profiles reproduce its standard library and its python3-protego. */
@@ -68,4 +71,35 @@ export function disagreements(files: readonly ProfileCaseFile[], library: Oracle
 export function tally(answers: OracleAnswer[][]): { cases: number; allowed: number; disallowed: number; errors: number } {
   const flat = answers.flat();
   return { cases: flat.length, allowed: flat.filter((a) => a === true).length, disallowed: flat.filter((a) => a === false).length, errors: flat.filter((a) => a === 'error').length };
+}
+
+interface RobotsParserResult {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getMatchingLineNumber(url: string, ua?: string): number;
+}
+/** npm robots-parser 3.0.1 itself: CommonJS; its typings declare an ES default export it does not have. */
+const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => RobotsParserResult;
+
+/**
+ * npm robots-parser's answers under the node-robots-parser contract (robots.txt URL at the
+ * checked URL's origin, body as fetch's text()): `"<allowed> <line or ->"`, or `error` where it
+ * gives no verdict.
+ */
+export function robotsParserLibraryAnswers(f: ProfileCaseFile): string[] {
+  const text = decodeLikeFetch(f.body);
+  const byRobotsUrl = new Map<string, RobotsParserResult>();
+  return f.cases.map(([url, token]) => {
+    let robotsUrl: string;
+    try {
+      robotsUrl = robotsTxtUrlFor(url);
+    } catch {
+      return 'error';
+    }
+    let lib = byRobotsUrl.get(robotsUrl);
+    if (!lib) byRobotsUrl.set(robotsUrl, (lib = robotsParser(robotsUrl, text)));
+    const allowed = lib.isAllowed(url, token);
+    if (allowed === undefined) return 'error';
+    const line = lib.getMatchingLineNumber(url, token);
+    return `${allowed} ${line === -1 ? '-' : line}`;
+  });
 }

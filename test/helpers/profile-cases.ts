@@ -188,6 +188,8 @@ export function generatedCaseFiles(count: number, perFile: number, seed = 1909):
     }
     if (rnd() < 0.05) text = `Disallow: /before-any-agent\n${text}`;
     if (rnd() < 0.05) text += `\nDisallow: /${'x'.repeat(20_000)}`;
+    // A rule Python's urlparse refuses: urllib and Protego raise on the whole file.
+    if (rnd() < 0.02) text += '\nDisallow: //[x]/a';
     let body: Uint8Array = enc.encode(text);
     const odd = rnd();
     if (odd < 0.08) body = concat(Uint8Array.of(0xef, 0xbb, 0xbf), body);
@@ -208,4 +210,25 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a, 0);
   out.set(b, a.length);
   return out;
+}
+
+/**
+ * The first 500 files with their first four questions asked again with URLs a contract must
+ * survive: another scheme and port, an upper-case scheme and host with the default port, a
+ * relative URL, a fragment, escapes of unreserved letters, an empty path, a doubled slash.
+ */
+export function urlVariantFiles(files: readonly ProfileCaseFile[]): ProfileCaseFile[] {
+  const variants = (url: string) => {
+    const path = url.slice(ORIGIN.length);
+    return [
+      `http://example.com:8080${path}`,
+      `HTTPS://EXAMPLE.com:443${path}`,
+      path,
+      `${url}#frag`,
+      `${ORIGIN}${path.replace(/a/g, '%61')}`,
+      ORIGIN,
+      `${ORIGIN}/${path}`,
+    ];
+  };
+  return files.slice(0, 500).map((f) => ({ ...f, name: `${f.name} (URL variants)`, cases: f.cases.slice(0, 4).flatMap(([u, t]) => variants(u).map((v) => [v, t] as [string, string])) }));
 }

@@ -16,9 +16,12 @@ import type { Explanation, RobotsTxt } from '../../robots/index.js';
 import { explainAsCrawler, followedGroupText } from '../../robots/crawlers.js';
 import type { CrawlerExplanation } from '../../robots/crawlers.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../../crawlers/crawler-rules.js';
+import { checkWithProfile, profileOption } from '../profile-check.js';
+import type { ParserProfileName } from '../../robots/profiles/index.js';
 
 interface CheckOptions {
   robots: string;
+  profile?: ParserProfileName;
   ua?: string[];
   json?: boolean;
 }
@@ -33,6 +36,7 @@ export const registerCheckCommand: CommandRegistrar = (program: Command, io: Cli
     .requiredOption('--robots <file>', 'the robots.txt to read, as bytes; "-" reads standard input')
     .option('--ua <token>', 'user-agent product token, e.g. Googlebot (repeat for several)', collect)
     .option('--json', 'write one JSON object per URL and agent (JSON Lines)')
+    .addOption(profileOption())
     .argument('<url...>', 'URLs to evaluate (a bare host such as example.com/a is read as https)')
     .addHelpText(
       'after',
@@ -63,7 +67,12 @@ exit code is 2. Exit code 0 otherwise, whatever the verdicts.
       const options = command.opts<CheckOptions>();
       const uas = options.ua ?? [];
       if (uas.length === 0) command.error("error: required option '--ua <token>' not specified");
-      const robots = parseRobotsTxt(await readInput(options.robots, io.stdin));
+      const body = await readInput(options.robots, io.stdin);
+      if (options.profile !== undefined && options.profile !== 'google') {
+        if (checkWithProfile(options.profile, body, urls, uas, options.json === true, io)) io.exitCode = 2;
+        return;
+      }
+      const robots = parseRobotsTxt(body);
       const failed = runChecks(robots, urls, uas, options.json === true, io);
       if (failed) io.exitCode = 2;
     });

@@ -5,6 +5,10 @@
  * `{"error": "<why>"}`. The URL goes to the engine exactly as given, with no canonicalisation:
  * the point is to compare verdicts with Google's reference parser, which does none (T29, C16).
  *
+ * `--profile <name>` answers as another parser library does (src/robots/profiles: python-urllib,
+ * scrapy-protego, node-robots-parser, crawler-commons), with the same lines in and out; `line` is
+ * null where the library keeps none, and a library that raises on a body or URL gives an error line.
+ *
  * Built for millions of lines: input is read chunk by chunk and output is written per chunk,
  * waiting for 'drain' when the consumer is slow, so memory stays flat; parses of repeated bodies
  * come from an LRU cache bounded in entries and bytes.
@@ -19,6 +23,8 @@ import { LruCache } from '../lru-cache.js';
 // parse.js, not the engine's index: the index also loads the linter, which eval never uses.
 import { parseRobotsTxt } from '../../robots/parse.js';
 import type { Verdict } from '../../robots/index.js';
+import { DEFAULT_PARSER_PROFILE, PARSER_PROFILES, isParserProfileName, parseForProfile } from '../../robots/profiles/index.js';
+import type { ParserProfileName } from '../../robots/profiles/index.js';
 
 /** Parsed bodies kept at most. Scripts tend to send many URLs per body, in runs. */
 export const EVAL_CACHE_MAX_ENTRIES = 1024;
@@ -43,6 +49,8 @@ export interface Checkable {
 }
 
 export interface EvalOptions {
+  /** The parser library to answer as (default `google`, the engine; ignored when `parse` is given). */
+  profile?: ParserProfileName;
   /** Parses one body; injectable so tests can count parses. */
   parse?: (body: Uint8Array) => Checkable;
   cacheMaxEntries?: number;
@@ -62,7 +70,7 @@ const BASE64 = /^[A-Za-z0-9+/]*$/;
 
 /** Answers single input lines (without their line break), each with one output line. */
 export function createLineEvaluator(options: EvalOptions = {}) {
-  const parse = options.parse ?? parseRobotsTxt;
+  const parse = options.parse ?? parserFor(options.profile ?? DEFAULT_PARSER_PROFILE);
   const cache = new LruCache<Checkable>({
     maxEntries: options.cacheMaxEntries ?? EVAL_CACHE_MAX_ENTRIES,
     maxBytes: options.cacheMaxBytes ?? EVAL_CACHE_MAX_BYTES,
@@ -122,18 +130,25 @@ export function createLineEvaluator(options: EvalOptions = {}) {
     if (typeof ua !== 'string') return fail(ua === undefined ? 'missing "ua"' : '"ua" must be a string');
     if (typeof url !== 'string') return fail(url === undefined ? 'missing "url"' : '"url" must be a string');
     let parsed: Checkable | string;
-    if (robots !== undefined) {
-      if (b64 !== undefined) return fail('give one of "robots" and "robots_b64", not both');
-      if (typeof robots !== 'string') return fail('"robots" must be a string');
-      parsed = fromText(robots);
-    } else {
-      if (b64 === undefined) return fail('missing "robots" or "robots_b64"');
-      if (typeof b64 !== 'string') return fail('"robots_b64" must be a string');
-      parsed = fromBase64(b64);
-      if (typeof parsed === 'string') return fail(parsed);
+    let verdict: Verdict;
+    try {
+      if (robots !== undefined) {
+        if (b64 !== undefined) return fail('give one of "robots" and "robots_b64", not both');
+        if (typeof robots !== 'string') return fail('"robots" must be a string');
+        parsed = fromText(robots);
+      } else {
+        if (b64 === undefined) return fail('missing "robots" or "robots_b64"');
+        if (typeof b64 !== 'string') return fail('"robots_b64" must be a string');
+        parsed = fromBase64(b64);
+        if (typeof parsed === 'string') return fail(parsed);
+      }
+      // Google-exact: the URL as given, no canonicalisation (unlike `check`, D-5).
+      verdict = parsed.check(url, ua);
+    } catch (err) {
+      // Only a profile's library raises (a rule or URL Python's urlparse refuses, a URL
+      // robots-parser cannot place); the engine answers every input.
+      return fail(`the ${options.profile ?? DEFAULT_PARSER_PROFILE} profile's library raises: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`);
     }
-    // Google-exact: the URL as given, no canonicalisation (unlike `check`, D-5).
-    const verdict = parsed.check(url, ua);
     return `{"allowed":${verdict.allowed},"line":${verdict.line}}\n`;
   };
 
@@ -154,6 +169,20 @@ function base64Problem(b64: string): string | undefined {
   if (!BASE64.test(end === b64.length ? b64 : b64.slice(0, end))) return '"robots_b64" is not base64';
   if (padded ? b64.length % 4 !== 0 : b64.length % 4 === 1) return '"robots_b64" is not base64 (bad length or padding)';
   return undefined;
+}
+
+/** The engine for `google` (unchanged: its verdicts are the reference), a profile otherwise. */
+function parserFor(profile: ParserProfileName): (body: Uint8Array) => Checkable {
+  if (profile === 'google') return parseRobotsTxt;
+  return (body) => {
+    const parsed = parseForProfile(profile, body);
+    return {
+      check: (url, ua) => {
+        const v = parsed.check(url, ua);
+        return { allowed: v.allowed, line: v.line ?? null };
+      },
+    };
+  };
 }
 
 function entryCost(key: string, bodyBytes: number): number {
@@ -263,6 +292,7 @@ function drained(output: Writable, failure: () => Error | undefined): Promise<vo
 }
 
 interface EvalCliOptions {
+  profile: ParserProfileName;
   stats?: boolean;
   cacheEntries: number;
   cacheMib: number;
@@ -272,6 +302,7 @@ export const registerEvalCommand: CommandRegistrar = (program: Command, io: CliI
   program
     .command('eval')
     .description('Bulk, Google-exact evaluation for scripts: JSON Lines in on standard input, one verdict per line out.')
+    .option('--profile <name>', `answer as this parser library does: ${PARSER_PROFILES.join(', ')}`, profileName, DEFAULT_PARSER_PROFILE)
     .option('--stats', 'print counts (lines, errors, parses, cache hits) on standard error at the end')
     .option('--cache-entries <n>', 'parsed bodies kept for reuse', wholeNumber, EVAL_CACHE_MAX_ENTRIES)
     .option('--cache-mib <n>', 'estimated memory for parsed bodies, MiB', wholeNumber, EVAL_CACHE_MAX_BYTES / (1024 * 1024))
@@ -289,12 +320,22 @@ Output, one line per input line, in the same order:
 
 The URL is evaluated exactly as given, with no canonicalisation, as Google's reference parser
 does (unlike "check", which canonicalises URLs typed by people).
+
+--profile google (the default) is Google's parser, exactly. The other profiles reproduce one
+library each from the same bytes (contracts and agreement figures: docs/crawlers.md):
+  python-urllib       CPython 3.11 urllib.robotparser (no line numbers: "line" is null)
+  scrapy-protego      Protego 0.2.1 as Scrapy 2.8 calls it (no line numbers)
+  node-robots-parser  npm robots-parser 3.0.1 (robots.txt at the URL's origin)
+  crawler-commons     crawler-commons SimpleRobotRulesParser (Nutch, CCBot): ASSUMED,
+                      built from its documentation and source, not checked against it
+A body or URL the library raises on is answered with an "error" line.
 `,
     )
     .action(async (options: EvalCliOptions) => {
       let stats: EvalStats;
       try {
         stats = await runEval(io.stdin, io.stdout, {
+          profile: options.profile,
           cacheMaxEntries: options.cacheEntries,
           cacheMaxBytes: options.cacheMib * 1024 * 1024,
         });
@@ -308,6 +349,11 @@ does (unlike "check", which canonicalises URLs typed by people).
       }
     });
 };
+
+function profileName(value: string): ParserProfileName {
+  if (!isParserProfileName(value)) throw new InvalidArgumentError(`not a parser profile; one of ${PARSER_PROFILES.join(', ')}`);
+  return value;
+}
 
 function wholeNumber(value: string): number {
   const n = Number(value);

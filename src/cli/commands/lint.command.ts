@@ -14,6 +14,7 @@ import type { Diagnostic, Severity } from '../../robots/index.js';
 interface LintOptions {
   json?: boolean;
   all?: boolean;
+  portability: boolean;
 }
 
 export const registerLintCommand: CommandRegistrar = (program: Command, io: CliIo) => {
@@ -23,6 +24,7 @@ export const registerLintCommand: CommandRegistrar = (program: Command, io: CliI
     .argument('<file>', 'the robots.txt to read, as bytes; "-" reads standard input')
     .option('--json', 'write one JSON object per diagnostic (JSON Lines)')
     .option('--all', 'include trivia: comments and empty lines')
+    .option('--no-portability', 'skip other-parsers-differ: the rules other parsers (python-urllib, scrapy-protego, node-robots-parser) read differently')
     .addHelpText(
       'after',
       `
@@ -31,7 +33,7 @@ and a summary on standard error. Exit code 1 when there is any error, else 0.
 `,
     )
     .action(async (file: string, options: LintOptions) => {
-      const diagnostics = lintRobotsTxt(await readInput(file, io.stdin), { includeTrivia: options.all === true });
+      const diagnostics = lintRobotsTxt(await readInput(file, io.stdin), { includeTrivia: options.all === true, portability: options.portability });
       for (const d of diagnostics) io.stdout.write(options.json ? `${JSON.stringify(d)}\n` : `${terminalText(formatDiagnostic(d))}\n`);
       const counts = countBySeverity(diagnostics);
       io.stderr.write(`${file === '-' ? '<stdin>' : file}: ${summary(counts)}\n`);

@@ -1,5 +1,5 @@
 /**
- * `robots-audit report <status|changes|flips|alerts|ai-access|failing|lint>`: the reports of
+ * `robots-audit report <status|changes|flips|alerts|ai-access|failing|lint|portability>`: the reports of
  * src/reports as a table that fits the terminal, RFC 4180 CSV, or JSON (docs/reports.md lists
  * every column and key). An empty report is not an error (exit 0); an unknown portfolio is one
  * line on stderr and exit 1, a malformed date or width exit 2.
@@ -24,7 +24,7 @@ interface ReportOptions extends DatabaseOptions {
 export const registerReportCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('report')
-    .description('Print a report: status, changes, flips, alerts, ai-access, failing or lint, as a table, CSV or JSON.')
+    .description('Print a report: status, changes, flips, alerts, ai-access, failing, lint or portability, as a table, CSV or JSON.')
     .addArgument(new Argument('<report>', 'which report').choices(REPORT_NAMES))
     .option('--portfolio <name>', 'only the sites of this portfolio')
     .option('--since <date>', 'from this night: YYYY-MM-DD, an ISO 8601 time (UTC without a zone), or <n>d (days before the latest night); changes, flips and alerts default to 7d')

@@ -9,13 +9,14 @@ import { parseRobotsTxt } from '../parse.js';
 import { parsePythonUrllibBody } from './python-urllib.js';
 import { parseRobotsParserBody } from './node-robots-parser.js';
 import { parseScrapyProtegoBody } from './scrapy-protego.js';
+import { parseCrawlerCommonsBody } from './crawler-commons.js';
 import type { ProfileParsed, ProfileVerdict } from './types.js';
 
 export type { ProfileParsed, ProfileVerdict } from './types.js';
 export { PythonLibraryError } from './python-str.js';
 export { RobotsParserUrlError, robotsTxtUrlFor } from './node-robots-parser.js';
 
-export const PARSER_PROFILES = ['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser'] as const;
+export const PARSER_PROFILES = ['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser', 'crawler-commons'] as const;
 export type ParserProfileName = (typeof PARSER_PROFILES)[number];
 export const DEFAULT_PARSER_PROFILE: ParserProfileName = 'google';
 
@@ -60,11 +61,20 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'node-robots-parser': {
     name: 'node-robots-parser',
     library: 'npm robots-parser',
-    version: '3.0.1',
+    version: 'robots-parser 3.0.1',
     basis: 'exact',
     contract:
       "The bytes decoded as fetch's Response.text() does (UTF-8, invalid bytes replaced, a leading BOM dropped); robots.txt URL /robots.txt at the checked URL's scheme, host and port; isAllowed(URL, product token); the line is getMatchingLineNumber. A URL that is not absolute is an error.",
     source: 'https://github.com/samclarke/robots-parser/blob/v3.0.1/Robots.js',
+  },
+  'crawler-commons': {
+    name: 'crawler-commons',
+    library: "crawler-commons' SimpleRobotRulesParser (Apache Nutch, Common Crawl's CCBot)",
+    version: 'crawler-commons 1.4+ (RFC 9309, exact agent matching), read 2026-11-24',
+    basis: 'assumed',
+    contract:
+      'parseContent(URL, bytes, "text/plain", [lower-cased product token]) then isAllowed(URL); built from the javadoc and a reading of the Java source, not run: no oracle. No line numbers.',
+    source: 'https://github.com/crawler-commons/crawler-commons/blob/master/src/main/java/crawlercommons/robots/SimpleRobotRulesParser.java',
   },
 };
 
@@ -90,6 +100,8 @@ export function parseForProfile(profile: ParserProfileName, body: Uint8Array): P
       return parseScrapyProtegoBody(body);
     case 'node-robots-parser':
       return parseRobotsParserBody(body);
+    case 'crawler-commons':
+      return parseCrawlerCommonsBody(body);
   }
 }
 

@@ -200,7 +200,7 @@ describe('robots-audit demo', () => {
   it('says which commands show more', () => {
     const more = section('everything is in');
     expect(more).toContain('robots-audit report <status|changes|flips|ai-access|failing|lint>');
-    for (const command of ['history outage.demo', 'diff www.giga.de.demo', 'explain gazette.demo /subscribers/weekend-edition --ua GPTBot', 'test-draft shop.demo <draft>']) {
+    for (const command of ['report portability', 'history outage.demo', 'diff www.giga.de.demo', 'explain gazette.demo /subscribers/weekend-edition --ua GPTBot', 'test-draft shop.demo <draft>']) {
       expect(more).toContain(`robots-audit ${command} `);
     }
     expect(more).toContain('docs/sql-reporting.md');
@@ -214,6 +214,8 @@ describe('robots-audit demo', () => {
     ['history', ['history', 'outage.demo', '--limit', '3'], /2025-08-30 22:00Z .*server_error 503\s+rules \(D-3, copy of 2024-01-01 03:00Z\)/],
     ['diff', ['diff', 'www.giga.de.demo'], /\+User-agent: GPTBot\n\+Disallow: \//],
     ['explain', ['explain', 'gazette.demo', '/subscribers/weekend-edition', '--ua', 'GPTBot'], /weekend-edition for GPTBot: allowed[\s\S]*group: User-agent: GPTBot/],
+    // Issue 19: a real history whose AI-crawler block python-urllib does not read (a wildcard).
+    ['report portability', ['report', 'portability', '--format', 'csv'], /^http:\/\/www\.grin\.com\.demo:\d+,\d+,Disallow: \/search\?\*,GPTBot,\/search\?x,disallowed,allowed,disallowed,disallowed,/m],
   ])('the %s command it suggests answers on its database', async (_, argv, expected) => {
     const more = await runCli([...argv, '--database-url', databaseUrl(name, adminUrl)]);
     expect(more.code, more.stderr).toBe(0);

@@ -316,4 +316,38 @@ describe('eval: through the command line', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/not a whole number/);
   });
+
+  it('answers as the library named by --profile (issue 19), the same lines in and out', async () => {
+    const robots = 'User-agent: *\nDisallow: /*.pdf$\n';
+    const input = jsonl([{ robots, ua: 'GPTBot', url: 'https://example.com/files/a.pdf' }]);
+    const answers = async (profile: string) => {
+      const run = await runCli(['eval', '--profile', profile], { stdin: input });
+      expect(run.code).toBe(0);
+      return JSON.parse(run.stdout) as unknown;
+    };
+    // urllib reads no wildcards, so the PDF stays allowed; the others read them.
+    expect(await answers('python-urllib')).toEqual({ allowed: true, line: null });
+    expect(await answers('scrapy-protego')).toEqual({ allowed: false, line: null });
+    expect(await answers('node-robots-parser')).toEqual({ allowed: false, line: 2 });
+    expect(await answers('crawler-commons')).toEqual({ allowed: false, line: null });
+    expect(await answers('google')).toEqual({ allowed: false, line: 2 });
+  });
+
+  it('answers an error line where the profile\'s library raises, and goes on', async () => {
+    const input = jsonl([
+      { robots: 'User-agent: *\nDisallow: //[x]/a\n', ua: 'GPTBot', url: 'https://example.com/' },
+      { robots: 'User-agent: *\nDisallow: /\n', ua: 'GPTBot', url: 'https://example.com/' },
+    ]);
+    const run = await runCli(['eval', '--profile', 'python-urllib'], { stdin: input });
+    expect(run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
+      { error: expect.stringMatching(/python-urllib profile's library raises: .*IPv4 or IPv6/) },
+      { allowed: false, line: null },
+    ]);
+  });
+
+  it('refuses an unknown --profile', async () => {
+    const run = await runCli(['eval', '--profile', 'perl']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/not a parser profile; one of google, python-urllib/);
+  });
 });

@@ -15,7 +15,7 @@ describe('lint: one diagnostic per line, LINE:severity:code: message', () => {
   it('prints exactly what the linter reports, in its order', async () => {
     const body = fs.readFileSync(EXAMPLE);
     const run = await runCli(['lint', EXAMPLE]);
-    const expected = lintRobotsTxt(body).map((d) => `${d.line}:${d.severity}:${d.code}: ${d.message}`);
+    const expected = lintRobotsTxt(body, { portability: true }).map((d) => `${d.line}:${d.severity}:${d.code}: ${d.message}`);
     expect(expected.length).toBeGreaterThan(0);
     expect(run.stdout).toBe(expected.map((l) => `${l}\n`).join(''));
   });
@@ -65,7 +65,8 @@ describe('lint: summary on standard error', () => {
   it('names the file it read', async () => {
     const run = await runCli(['lint', EXAMPLE]);
     // The warnings: Googlebot's own group leaves /tmp/ and /search of the `*` group open (R-40, T26).
-    expect(run.stderr).toBe(`${EXAMPLE}: 0 errors, 2 warnings, 1 info\n`);
+    // The infos: crawl-delay, and three rules python-urllib reads differently (issue 19).
+    expect(run.stderr).toBe(`${EXAMPLE}: 0 errors, 2 warnings, 4 info\n`);
   });
 });
 
@@ -85,7 +86,18 @@ describe('lint --json', () => {
   it('writes the diagnostics as JSON Lines', async () => {
     const run = await runCli(['lint', '--json', '-'], { stdin: TYPO });
     const rows = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
-    expect(rows).toEqual(lintRobotsTxt(Buffer.from(TYPO)));
+    expect(rows).toEqual(lintRobotsTxt(Buffer.from(TYPO), { portability: true }));
+  });
+});
+
+describe('lint: other parsers (issue 19)', () => {
+  it('reports the rules other parsers read differently, unless --no-portability', async () => {
+    const body = 'User-agent: *\nDisallow: /*.pdf$\n';
+    const run = await runCli(['lint', '-'], { stdin: body });
+    expect(run.stdout).toBe(
+      '2:info:other-parsers-differ: "Disallow: /*.pdf$" for a crawler without a group of its own: python-urllib does not read wildcards, so /x.pdf stays allowed (/x.pdf: google disallows, python-urllib allows, scrapy-protego disallows, node-robots-parser disallows).\n',
+    );
+    expect((await runCli(['lint', '--no-portability', '-'], { stdin: body })).stdout).toBe('');
   });
 });
 

@@ -127,6 +127,7 @@ describe('docs/reports.md', () => {
     const { AI_ACCESS_COLUMNS } = await import('../../../src/reports/report-ai-access.js');
     const { FAILING_COLUMNS } = await import('../../../src/reports/report-failing.js');
     const { LINT_COLUMNS } = await import('../../../src/reports/report-lint.js');
+    const { PORTABILITY_COLUMNS } = await import('../../../src/reports/report-portability.js');
     const sections: [string, readonly ReportColumn[]][] = [
       ['status', STATUS_COLUMNS],
       ['changes', CHANGES_COLUMNS],
@@ -135,6 +136,7 @@ describe('docs/reports.md', () => {
       ['ai-access', [...AI_ACCESS_COLUMNS, { key: 'newlyBlocked', header: 'NEWLY BLOCKED', type: 'list' }, { key: 'newlyAllowed', header: 'NEWLY ALLOWED', type: 'list' }]],
       ['failing', FAILING_COLUMNS],
       ['lint', LINT_COLUMNS],
+      ['portability', PORTABILITY_COLUMNS],
     ];
     for (const [name, columns] of sections) {
       const section = doc.split(`\n## ${name}\n`)[1]?.split('\n## ')[0];

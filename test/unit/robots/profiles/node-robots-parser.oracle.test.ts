@@ -3,39 +3,12 @@
  * profile's contract (robots.txt URL at the checked URL's origin, body as fetch's text()).
  * Verdict and deciding line must agree on every case (issue 19, "Done when"); counts in docs/crawlers.md.
  */
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { parseForProfile, robotsTxtUrlFor } from '../../../../src/robots/profiles/index.js';
-import { decodeLikeFetch } from '../../../../src/robots/profiles/node-robots-parser.js';
-import { corpusCaseFiles, generatedCaseFiles, type ProfileCaseFile } from '../../../helpers/profile-cases.js';
-
-interface RobotsParserResult {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getMatchingLineNumber(url: string, ua?: string): number;
-}
-/** CommonJS; its typings declare an ES default export it does not have. */
-const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => RobotsParserResult;
+import { parseForProfile } from '../../../../src/robots/profiles/index.js';
+import { corpusCaseFiles, generatedCaseFiles, urlVariantFiles, type ProfileCaseFile } from '../../../helpers/profile-cases.js';
+import { robotsParserLibraryAnswers as libraryAnswers } from '../../../helpers/parser-oracle.js';
 
 type Answer = string;
-
-function libraryAnswers(f: ProfileCaseFile): Answer[] {
-  const text = decodeLikeFetch(f.body);
-  const byRobotsUrl = new Map<string, RobotsParserResult>();
-  return f.cases.map(([url, token]) => {
-    let robotsUrl: string;
-    try {
-      robotsUrl = robotsTxtUrlFor(url);
-    } catch {
-      return 'error';
-    }
-    let lib = byRobotsUrl.get(robotsUrl);
-    if (!lib) byRobotsUrl.set(robotsUrl, (lib = robotsParser(robotsUrl, text)));
-    const allowed = lib.isAllowed(url, token);
-    if (allowed === undefined) return 'error';
-    const line = lib.getMatchingLineNumber(url, token);
-    return `${allowed} ${line === -1 ? '-' : line}`;
-  });
-}
 
 function profileAnswers(f: ProfileCaseFile): Answer[] {
   const parsed = parseForProfile('node-robots-parser', f.body);
@@ -47,12 +20,6 @@ function profileAnswers(f: ProfileCaseFile): Answer[] {
       return 'error';
     }
   });
-}
-
-/** Extra URLs the contract must survive: ports, case, escapes, odd schemes, relative paths. */
-function urlVariantFiles(files: readonly ProfileCaseFile[]): ProfileCaseFile[] {
-  const variants = (url: string) => [url.replace('https://example.com', 'http://example.com:8080'), url.replace('https://example.com', 'HTTPS://EXAMPLE.com:443'), url.replace('https://example.com', ''), `${url}#frag`, url.replace(/a/g, '%61')];
-  return files.slice(0, 500).map((f) => ({ ...f, name: `${f.name} (URL variants)`, cases: f.cases.slice(0, 4).flatMap(([u, t]) => variants(u).map((v) => [v, t] as [string, string])) }));
 }
 
 describe('node-robots-parser agrees with npm robots-parser 3.0.1', () => {

@@ -1,0 +1,105 @@
+/**
+ * `report portability` (issue 19, item 4): across the portfolio, the sites whose AI-crawler block
+ * is not read as intended by some parser profile: one row per rule that blocks an AI crawler (in
+ * a group naming one, or `Disallow: /` in the `*` group) under Google's parser while
+ * a profile's library lets the example URL through (or raises on the file). Computed from each
+ * site's robots.txt as last fetched; each distinct body is examined once however many sites
+ * serve it. `--since`: sites whose file changed on or after that night.
+ */
+import type pg from 'pg';
+import { findCrawler } from '../crawlers/catalogue.js';
+import { isAiCategory } from '../crawlers/categories.js';
+import { PORTABILITY_PROFILES, portabilityOf } from '../robots/profiles/portability.js';
+import type { PortabilityFinding } from '../robots/profiles/portability.js';
+import type { ReportColumn, ReportRow } from './format.js';
+import type { ReportSource } from './report-source.js';
+import { inPortfolio } from './report-filters.js';
+import type { ReportFilters } from './report-filters.js';
+
+export const PORTABILITY_COLUMNS: readonly ReportColumn[] = [
+  { key: 'origin', header: 'SITE', type: 'text', shrink: true },
+  { key: 'line', header: 'LINE', type: 'number' },
+  { key: 'rule', header: 'RULE', type: 'text', shrink: true },
+  { key: 'agent', header: 'AGENT', type: 'text' },
+  { key: 'path', header: 'EXAMPLE', type: 'text', shrink: true },
+  { key: 'google', header: 'GOOGLE', type: 'text' },
+  { key: 'pythonUrllib', header: 'PYTHON-URLLIB', type: 'text' },
+  { key: 'scrapyProtego', header: 'SCRAPY-PROTEGO', type: 'text' },
+  { key: 'nodeRobotsParser', header: 'NODE-ROBOTS-PARSER', type: 'text' },
+  { key: 'reason', header: 'WHY', type: 'text', shrink: true },
+];
+
+interface PortabilitySiteRow extends Record<string, unknown> {
+  origin: string;
+  body_id: number;
+}
+
+/** Sites read from the cursor at a time: each may bring a body of up to 500 KiB to examine. */
+const PORTABILITY_BATCH_ROWS = 50;
+/** Distinct bodies whose findings are kept while the report runs. */
+const EXAMINED_BODIES_KEPT = 200;
+
+function word(answer: boolean | 'error'): string {
+  return answer === 'error' ? 'error' : answer ? 'allowed' : 'disallowed';
+}
+
+/**
+ * A finding is an AI-crawler block not read as intended: Google disallows, some profile does not.
+ * The block is a rule of a group naming an AI crawler of the catalogue, or a whole-site
+ * `Disallow: /` of the `*` group (which every AI crawler without a group of its own follows);
+ * a path rule of `*` is not an AI-crawler block and is left to the site's panel.
+ */
+export function isBrokenAiBlock(f: PortabilityFinding): boolean {
+  if (f.verdicts.google !== false) return false;
+  if (f.starGroup) {
+    if (f.path !== '/') return false;
+  } else {
+    const entry = findCrawler(f.agent);
+    if (!entry || !isAiCategory(entry.category)) return false;
+  }
+  return PORTABILITY_PROFILES.some((p) => f.verdicts[p] !== false);
+}
+
+export function portabilityRows(origin: string, findings: readonly PortabilityFinding[]): ReportRow[] {
+  return findings.filter(isBrokenAiBlock).map((f) => ({
+    origin,
+    line: f.line,
+    rule: f.rule,
+    agent: f.starGroup ? '*' : f.agent,
+    path: f.path,
+    google: word(f.verdicts.google),
+    pythonUrllib: word(f.verdicts['python-urllib']),
+    scrapyProtego: word(f.verdicts['scrapy-protego']),
+    nodeRobotsParser: word(f.verdicts['node-robots-parser']),
+    reason: f.reason,
+  }));
+}
+
+export function portabilitySource(pool: pg.Pool, filters: ReportFilters): ReportSource<PortabilitySiteRow> {
+  const examined = new Map<number, PortabilityFinding[]>();
+  return {
+    columns: PORTABILITY_COLUMNS,
+    sql: `select s.origin, n.body_id
+          from site_state x
+          join sites s on s.id = x.site_id
+          join snapshots n on n.site_id = x.site_id and n.run_at = x.run_at and n.run_id = x.run_id
+          left join audit_runs lc on lc.id = x.last_change_run_id
+          where n.body_id is not null
+            and ${inPortfolio('x.site_id')}
+            and ($2::timestamptz is null or lc.run_at >= $2)
+            and ($3::text is null or strpos(s.origin, $3) > 0)
+          order by s.origin`,
+    params: [filters.portfolioId, filters.since, filters.search ?? null],
+    batchRows: PORTABILITY_BATCH_ROWS,
+    async rows(batch) {
+      const missing = [...new Set(batch.map((r) => r.body_id))].filter((id) => !examined.has(id));
+      if (missing.length > 0) {
+        const { rows } = await pool.query<{ id: number; content: Buffer }>('select id, content from bodies where id = any($1::int[])', [missing]);
+        for (const b of rows) examined.set(b.id, portabilityOf(b.content).findings);
+      }
+      const out = batch.flatMap((site) => portabilityRows(site.origin, examined.get(site.body_id) ?? []));
+      for (const id of examined.keys()) if (examined.size > EXAMINED_BODIES_KEPT) examined.delete(id);
+      return out;
+    },
+  };
+}
