@@ -54,6 +54,13 @@ describe('15,000 agents over 27,000 rules in one group (R-34, R-18)', () => {
     expect(describeRobotsDiff(diff).some((l) => l.includes('more rules not listed'))).toBe(true);
   });
 
+  it('the rule set is compiled once for every agent that uses it', () => {
+    const one = robots.select(letterName(1))!;
+    const other = robots.select(letterName(14_000))!;
+    expect(one.compiled).toHaveLength(27_000);
+    expect(other.compiled).toBe(one.compiled);
+  });
+
   it('a crawler the group names is decided by it', () => {
     expect(robots.check('https://x.example/0', letterName(42))).toEqual({ allowed: true, line: expect.any(Number) });
   });
