@@ -63,8 +63,13 @@ const FAILED_SITES_SHOWN = 20;
 
 /** The first `limit` sites of the run that failed for good, with their site job's last error when it is still kept. */
 async function failedSitesOf(rt: Runtime, run: RunProgress, limit: number): Promise<string[]> {
-  const failed: string[] = [];
-  for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number).slice(0, limit)) {
+  // Sites whose night is recorded as failed, with why; then those only counted failed.
+  const recorded = await rt.db.db.execute<{ origin: string; error_message: string | null }>(
+    sql`select s.origin, n.error_message from snapshots n join sites s on s.id = n.site_id
+        where n.run_id = ${run.id} and n.outcome = 'night_failed' order by s.origin limit ${limit}`,
+  );
+  const failed = recorded.rows.map((r) => `${r.origin}: ${r.error_message ?? 'night failed'}`);
+  for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number).slice(0, Math.max(0, limit - failed.length))) {
     const job = await rt.queues.site.getJob(jobIds.fetchSite({ runId: run.id, siteId }));
     const site = await rt.repos.sites.getSite(siteId);
     failed.push(`${site?.origin ?? `site ${siteId}`}: ${job?.failedReason ?? 'failed'}`);
@@ -264,7 +269,8 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
       const ended = await waitForRun(rt, run.id, options.json ? io.stderr : io.stdout, workers ? null : io.stderr);
       // Deliveries go out once the run ended; let the in-process worker finish them.
       if (workers) await drainAlerts(rt, run.id);
-      const failedCount = tallyOf(ended).failed;
+      // A site whose night is recorded as night_failed failed for good too (issue 17).
+      const failedCount = tallyOf(ended).failed + (ended.counts.outcome?.night_failed ?? 0);
       const summary = await summarizeRun(rt, ended, failedCount);
       io.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
       for (const f of await failedSitesOf(rt, ended, FAILED_SITES_SHOWN)) io.stderr.write(`failed: ${f}\n`);
