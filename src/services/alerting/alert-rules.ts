@@ -396,7 +396,7 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   }
 
   if (diff && change.kinds.includes('rules')) {
-    const changed = diff.agents.length;
+    const changed = diff.agents.length + (diff.agentsNotListed ?? 0);
     add('rules_changed', `robots.txt rules changed on ${origin}: ${plural(changed, 'user-agent')} affected`, {
       diffLines: listedAtMost(describeRobotsDiff(diff, ['rules']), MAX_DIFF_LINES_PER_ALERT, 'lines'),
       agentsAdded: listedAtMost(diff.agentsAdded, MAX_AGENTS_PER_ALERT, 'user-agents'),
