@@ -229,6 +229,11 @@ export const envSchema = z.object({
   ROBOTS_AUDIT_METRICS_PORT: port(9464),
   /** Port of the scheduler's endpoints, its own so a worker and the scheduler can share a host; 0 turns them off. */
   ROBOTS_AUDIT_SCHEDULER_METRICS_PORT: port(9465),
+  /**
+   * When the endpoints' port is taken (a second worker on the host), the ports after it tried, one
+   * up each, the one chosen logged; 0: stop at start instead (METRICS_PORT_FALLBACKS).
+   */
+  ROBOTS_AUDIT_METRICS_PORT_FALLBACKS: int(15, 0),
 });
 
 export type AppConfig = z.infer<typeof envSchema>;

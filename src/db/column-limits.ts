@@ -5,6 +5,13 @@
  * `Expires` in year 9999, a `Content-Length` of 99999999999). A clamp keeps the night and says
  * as much as the column can hold. Pure.
  *
+ * Reviewed, column by column, on the nightly path: `cache_lifetime_seconds`, `full_size` and
+ * `duration_ms` (integer) are clamped here; `status` (smallint) is a three-digit HTTP status;
+ * `group_no` (smallint) is clamped (a body larger than 500 KiB, ROBOTS_AUDIT_MAX_BODY_BYTES, could
+ * hold more groups); no date column takes a site's date (`Expires`, `Last-Modified` are kept as
+ * text, and the lifetime read from them is clamped, so year 9999 is "68 years"); header values and
+ * error messages are cut; body sizes and rule counts are bounded by the body cap.
+ *
  * Ranges from the PostgreSQL manual (https://www.postgresql.org/docs/16/datatype-numeric.html,
  * https://www.postgresql.org/docs/16/datatype-datetime.html).
  */
@@ -13,12 +20,6 @@
 export const INT4_MAX = 2_147_483_647;
 /** `smallint` columns (status, attempts, lint counts, group numbers). */
 export const SMALLINT_MAX = 32_767;
-/**
- * The latest instant a date column is given: the end of year 9999. Postgres goes further
- * (294276 AD), JavaScript's Date not as far (275760 AD), and ISO 8601 text and most readers stop
- * at four-digit years.
- */
-export const MAX_DATE = new Date('9999-12-31T23:59:59.999Z');
 /**
  * Characters kept of one header value stored as text (Cache-Control, Expires, ETag, ...): a
  * header is at most undici's 16 KiB of header bytes anyway; what a report shows is its start.
@@ -38,12 +39,6 @@ export function clampInt4(n: number | null): number | null {
 export function clampSmallint(n: number | null): number | null {
   if (n === null || Number.isNaN(n)) return null;
   return Math.min(SMALLINT_MAX, Math.max(0, Math.floor(n)));
-}
-
-/** A date for a date column: no later than MAX_DATE; an invalid date becomes null. */
-export function clampDate(d: Date | null): Date | null {
-  if (d === null || Number.isNaN(d.getTime())) return null;
-  return d.getTime() > MAX_DATE.getTime() ? MAX_DATE : d;
 }
 
 /** A text cut to `max` characters (never inside a surrogate pair), with `…` when cut. */

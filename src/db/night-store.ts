@@ -23,6 +23,7 @@ import { pgArray } from './pg-array.js';
 import { pgJson, pgText } from './pg-text.js';
 import { mergeAgentTokens } from './tracked-urls.repo.js';
 import { agentFamilyOf } from './agent-families.js';
+import { clampSmallint } from './column-limits.js';
 
 /** A query runner: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
@@ -678,7 +679,7 @@ export async function storeBodyIndexes(db: Queryable, bodies: readonly { id: num
              select b, g, array(select jsonb_array_elements_text(u::jsonb))
              from unnest($1::int[], $2::smallint[], $3::text[]) as x(b, g, u)
              on conflict do nothing`,
-      values: [col(chunk, (g) => g.bodyId), col(chunk, (g) => g.groupNo), col(chunk, (g) => pgJson(g.userAgents))],
+      values: [col(chunk, (g) => g.bodyId), col(chunk, (g) => clampSmallint(g.groupNo)), col(chunk, (g) => pgJson(g.userAgents))],
     });
   }
   for (let i = 0; i < rules.length; i += 5_000) {
@@ -691,7 +692,8 @@ export async function storeBodyIndexes(db: Queryable, bodies: readonly { id: num
       values: [
         col(chunk, (r) => r.bodyId),
         col(chunk, (r) => r.line),
-        col(chunk, (r) => r.groupNo),
+        // smallint: a body past 500 KiB may have more groups; the last ones share the last number.
+        col(chunk, (r) => clampSmallint(r.groupNo)),
         col(chunk, (r) => r.kind),
         col(chunk, (r) => pgText(r.value)),
         col(chunk, (r) => pgText(r.pattern)),

@@ -20,10 +20,22 @@ export interface MetricsServerOptions {
   notReadyReason: () => Promise<string | null>;
   /** The name of the setting that chose the port, for the message when it is taken. */
   portSetting: string;
+  /**
+   * Ports tried after `port` when it is taken, one up each (default METRICS_PORT_FALLBACKS):
+   * several workers on one host with the defaults each get their endpoints.
+   */
+  fallbacks?: number;
 }
 
+/**
+ * Ports tried after the configured one when it is taken (EADDRINUSE): the second worker on a
+ * host serves on 9465, the third on 9466, ... Each says where in its start-up log. 0: none.
+ * ROBOTS_AUDIT_METRICS_PORT_FALLBACKS (src/config/env.ts) sets it; this is its default.
+ */
+export const METRICS_PORT_FALLBACKS = 15;
+
 export interface MetricsServer {
-  /** The port listened on. */
+  /** The port listened on: the one asked for, or the first free one after it. */
   port: number;
   close(): Promise<void>;
 }
@@ -67,14 +79,33 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   // A scraper that opens a connection and says nothing must not hold it forever.
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    const failed = (err: NodeJS.ErrnoException) => reject(new MetricsPortError(options.host, options.port, options.portSetting, err.code ?? err.message));
-    server.once('error', failed);
-    server.listen(options.port, options.host, () => {
-      server.off('error', failed);
-      resolve();
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      const failed = (err: NodeJS.ErrnoException) => {
+        server.off('listening', listening);
+        reject(err);
+      };
+      const listening = () => {
+        server.off('error', failed);
+        resolve();
+      };
+      server.once('error', failed);
+      server.once('listening', listening);
+      server.listen(port, options.host);
     });
-  });
+  const last = Math.min(65_535, options.port + (options.fallbacks ?? METRICS_PORT_FALLBACKS));
+  for (let port = options.port; ; port++) {
+    try {
+      await listen(port);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Only a port in use is worth another try; the next one up may be free.
+      if (code === 'EADDRINUSE' && port < last) continue;
+      const tried = port === options.port ? '' : ` (and the ${port - options.port} ports after it)`;
+      throw new MetricsPortError(options.host, options.port, options.portSetting, `${code ?? (err as Error).message}${tried}`);
+    }
+  }
   return {
     port: (server.address() as AddressInfo).port,
     close: () =>

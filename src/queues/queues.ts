@@ -54,6 +54,9 @@ export interface QueueSettings {
   jobBackoffMs: number;
 }
 
+/** Connection states in which the queues' set-up is answered soon: it is waited for at close. */
+const SETTING_UP = new Set(['ready', 'connecting', 'connect']);
+
 export function createQueues(connection: Redis, prefix: string, settings: QueueSettings): Queues {
   const base = (defaultJobOptions: DefaultJobOptions): QueueOptions => ({
     connection,
@@ -76,9 +79,12 @@ export function createQueues(connection: Redis, prefix: string, settings: QueueS
     async close() {
       const all = [fetch, site, alerts, runs];
       // A command that needed no Redis may close the queues before their set-up is answered. With
-      // Redis answering, the answers are let in first; with Redis away, BullMQ's own wait for the
-      // shared connection is what fails, and it handles that.
-      if (connection.status === 'ready') await letSetUpsFinish(all);
+      // Redis answering, or the connection still being made (`connecting`, `connect`: its ready
+      // check under way), the answers are let in first: closing then left four set-ups to fail
+      // with "Connection is closed" and nobody to hear it (issue 17: the unhandled rejections of
+      // nightly-idempotency.int.test.ts). With Redis away (`reconnecting`), BullMQ's own wait for
+      // the shared connection is what fails, and it handles that.
+      if (SETTING_UP.has(connection.status)) await letSetUpsFinish(all);
       await Promise.all(all.map((q) => q.close()));
     },
   };

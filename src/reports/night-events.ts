@@ -15,6 +15,9 @@ import { ruleText } from './report-flips.js';
 import { inPortfolio } from './report-filters.js';
 import type { Severity } from './web-events.js';
 
+/** Lines of a night's rule diff shown per site, at most (the rest counted). */
+export const MAX_RULE_DIFF_LINES = 200;
+
 /** Why a site's events happened: the rules of a new file, the fetch, the 30-day fallback, its first night. */
 export const NIGHT_CAUSES = ['outcome', 'fallback', 'rules', 'first_seen', 'other'] as const;
 export type NightCause = (typeof NIGHT_CAUSES)[number];
@@ -292,7 +295,9 @@ export function groupByCause(events: SiteNightEvents): CauseLine[] {
     if (c.policyFrom !== null && c.policyFrom !== c.policyTo) line(causeOf('policy')).what.push(`policy ${move(c.policyFrom, c.policyTo)}`);
     if (lines.has('first_seen')) line('first_seen').what.push(`first night: ${c.outcomeTo}, policy ${c.policyTo}`);
     if (lines.has('rules')) {
-      const semantic = c.ruleDiff ? describeRobotsDiff(c.ruleDiff).map((l) => l.trim()) : [];
+      const all = c.ruleDiff ? describeRobotsDiff(c.ruleDiff).map((l) => l.trim()) : [];
+      // A file of 15,000 user-agents changes 15,000 groups at once: a page lists the first lines.
+      const semantic = all.length <= MAX_RULE_DIFF_LINES ? all : [...all.slice(0, MAX_RULE_DIFF_LINES), `… and ${all.length - MAX_RULE_DIFF_LINES} more lines`];
       line('rules').what.push(...(semantic.length > 0 ? semantic : ['the text changed; no crawler reads a difference']));
     }
   }

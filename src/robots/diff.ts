@@ -90,6 +90,12 @@ export interface RobotsDiff {
    * absent when every agent was compared. Their disallow-everything flags are still exact.
    */
   agentsNotCompared?: number;
+  /**
+   * Agents whose group or rules changed but that are not in `agents` (past
+   * MAX_DIFF_AGENTS_LISTED, and with no disallow-everything change); absent when all are listed.
+   * `agentsAdded` and `agentsRemoved` still name every agent.
+   */
+  agentsNotListed?: number;
 }
 
 /**
@@ -103,6 +109,11 @@ export const MAX_DIFF_RULES_COMPARED = 400_000;
  * and shown in alerts): past it an agent's lists are cut and `rulesNotListed` counts the rest.
  */
 export const MAX_DIFF_RULES_LISTED = 2_000;
+/**
+ * Agents a diff lists at most (a file of 15,000 user-agents over one group changes 15,000 agents
+ * at once). An agent whose disallow-everything rule came or went is always listed: alerts read it.
+ */
+export const MAX_DIFF_AGENTS_LISTED = 1_000;
 
 export interface RawBodies {
   before: Uint8Array | null;
@@ -285,14 +296,16 @@ function sameAsWritten(a: DiffableRobotsTxt | null, b: DiffableRobotsTxt | null)
 export function diffRobotsTxt(before: DiffableRobotsTxt | null, after: DiffableRobotsTxt | null, raw?: RawBodies): RobotsDiff {
   const b = semanticsOf(before);
   const a = semanticsOf(after);
-  const { agents, notCompared } = agentDiffs(b, a);
+  const { agents: allAgents, notCompared } = agentDiffs(b, a);
+  const agents = allAgents.filter((d, i) => i < MAX_DIFF_AGENTS_LISTED || d.disallowAllAdded || d.disallowAllRemoved);
+  const notListed = allAgents.length - agents.length;
   const sitemapsAdded = [...a.sitemaps].filter((u) => !b.sitemaps.has(u));
   const sitemapsRemoved = [...b.sitemaps].filter((u) => !a.sitemaps.has(u));
   const records = recordDiffs(b, a);
 
   const kinds: RobotsChangeKind[] = [];
   // Agents left uncompared may have changed: the diff does not claim they did not.
-  if (agents.length > 0 || notCompared > 0) kinds.push('rules');
+  if (allAgents.length > 0 || notCompared > 0) kinds.push('rules');
   if (sitemapsAdded.length > 0 || sitemapsRemoved.length > 0) kinds.push('sitemaps');
   if (records.length > 0) kinds.push('records');
   if (kinds.length === 0) {
@@ -304,12 +317,13 @@ export function diffRobotsTxt(before: DiffableRobotsTxt | null, after: DiffableR
     beforeMissing: before === null,
     afterMissing: after === null,
     agents,
-    agentsAdded: agents.filter((d) => d.change === 'added').map((d) => d.token),
-    agentsRemoved: agents.filter((d) => d.change === 'removed').map((d) => d.token),
+    agentsAdded: allAgents.filter((d) => d.change === 'added').map((d) => d.token),
+    agentsRemoved: allAgents.filter((d) => d.change === 'removed').map((d) => d.token),
     sitemapsAdded,
     sitemapsRemoved,
     records,
     ...(notCompared > 0 ? { agentsNotCompared: notCompared } : {}),
+    ...(notListed > 0 ? { agentsNotListed: notListed } : {}),
   };
 }
 
@@ -339,6 +353,7 @@ export function describeRobotsDiff(diff: RobotsDiff, parts: readonly DiffPart[] 
     for (const r of agent.rulesAdded) lines.push(`    + ${ruleLine(r)}`);
     if (agent.rulesNotListed) lines.push(`    … ${agent.rulesNotListed} more rules not listed`);
   }
+  if (agents.length > 0 && diff.agentsNotListed) lines.push(`… ${diff.agentsNotListed} more groups changed, not listed`);
   if (diff.agentsNotCompared) lines.push(`… ${diff.agentsNotCompared} more groups not compared (the file is too complex to diff in full)`);
   if (sitemaps) {
     for (const url of diff.sitemapsRemoved) lines.push(`- Sitemap: ${url}`);

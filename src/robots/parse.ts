@@ -46,6 +46,23 @@ export interface SelectedGroup {
  */
 export class RuleSets {
   private readonly merged = new Map<string, readonly Rule[]>();
+  /** Each rule set compiled once, for every agent that uses it (15,000 agents, one matcher). */
+  private readonly matchers = new WeakMap<readonly Rule[], RuleMatcher>();
+  private readonly ordered = new WeakMap<readonly Rule[], readonly CompiledRule[]>();
+
+  /** The matcher of a rule set (`rulesOf`'s arrays), built on first use. */
+  matcherOf(rules: readonly Rule[]): RuleMatcher {
+    let matcher = this.matchers.get(rules);
+    if (matcher === undefined) this.matchers.set(rules, (matcher = ruleMatcher(rules)));
+    return matcher;
+  }
+
+  /** A rule set compiled and ordered for `decide`, built on first use. */
+  compiledOf(rules: readonly Rule[]): readonly CompiledRule[] {
+    let compiled = this.ordered.get(rules);
+    if (compiled === undefined) this.ordered.set(rules, (compiled = sortForDecision(compileRules(rules))));
+    return compiled;
+  }
 
   constructor(private readonly groups: readonly Group[]) {}
 
@@ -92,7 +109,7 @@ class Selection implements SelectedGroup {
   }
 
   get compiled(): readonly CompiledRule[] {
-    this.ordered ??= sortForDecision(compileRules(this.rules));
+    this.ordered ??= this.ruleSets.compiledOf(this.rules);
     return this.ordered;
   }
 
@@ -103,7 +120,7 @@ class Selection implements SelectedGroup {
         this.checkedOnce = true;
         return decideOnce(this.rules, path);
       }
-      this.matcher = ruleMatcher(this.rules);
+      this.matcher = this.ruleSets.matcherOf(this.rules);
     }
     return this.matcher.decide(path);
   }

@@ -55,12 +55,25 @@ export async function startProcessHealth(config: AppConfig, log: Logger, options
   let server: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   if (options.port > 0) {
     try {
-      server = await startMetricsServer({ host: config.ROBOTS_AUDIT_METRICS_HOST, port: options.port, portSetting: options.portSetting, registry: metrics.registry, notReadyReason });
+      server = await startMetricsServer({
+        host: config.ROBOTS_AUDIT_METRICS_HOST,
+        port: options.port,
+        portSetting: options.portSetting,
+        fallbacks: config.ROBOTS_AUDIT_METRICS_PORT_FALLBACKS,
+        registry: metrics.registry,
+        notReadyReason,
+      });
     } catch (err) {
       await Promise.all(probes.map((p) => p.close()));
       throw err;
     }
-    log.info({ host: config.ROBOTS_AUDIT_METRICS_HOST, port: server.port }, 'serving /metrics, /healthz and /readyz');
+    if (server.port === options.port) log.info({ host: config.ROBOTS_AUDIT_METRICS_HOST, port: server.port }, 'serving /metrics, /healthz and /readyz');
+    else {
+      log.warn(
+        { host: config.ROBOTS_AUDIT_METRICS_HOST, port: server.port, wanted: options.port },
+        `port ${options.port} is taken (another process on this host?): serving /metrics, /healthz and /readyz on ${server.port} instead`,
+      );
+    }
   }
   let watch: { stop(): void } | null = null;
 

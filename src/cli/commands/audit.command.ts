@@ -33,6 +33,13 @@ interface AuditOptions extends ConnectionOptions {
 export const WAIT_POLL_MS = 250;
 /** With no progress for this long, `--wait` re-enqueues what lost jobs left undone. */
 export const WAIT_RECONCILE_MS = 30_000;
+/**
+ * With no progress for this long and no worker connected to the queues, `--wait` says once that
+ * nothing is taking its jobs, and how to start a worker (issue 17: it waited in silence forever).
+ */
+export const NO_WORKER_NOTICE_MS = 10_000;
+/** How often `--wait` asks Redis which workers are connected, while the run makes no progress. */
+const WORKER_CHECK_MS = 2_000;
 
 export interface RunSummary {
   run: { id: number; key: string; status: string; runAt: string; startedAt: string | null; finishedAt: string | null; sites: number };
@@ -56,8 +63,13 @@ const FAILED_SITES_SHOWN = 20;
 
 /** The first `limit` sites of the run that failed for good, with their site job's last error when it is still kept. */
 async function failedSitesOf(rt: Runtime, run: RunProgress, limit: number): Promise<string[]> {
-  const failed: string[] = [];
-  for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number).slice(0, limit)) {
+  // Sites whose night is recorded as failed, with why; then those only counted failed.
+  const recorded = await rt.db.db.execute<{ origin: string; error_message: string | null }>(
+    sql`select s.origin, n.error_message from snapshots n join sites s on s.id = n.site_id
+        where n.run_id = ${run.id} and n.outcome = 'night_failed' order by s.origin limit ${limit}`,
+  );
+  const failed = recorded.rows.map((r) => `${r.origin}: ${r.error_message ?? 'night failed'}`);
+  for (const siteId of Object.keys(run.counts.failed ?? {}).map(Number).slice(0, Math.max(0, limit - failed.length))) {
     const job = await rt.queues.site.getJob(jobIds.fetchSite({ runId: run.id, siteId }));
     const site = await rt.repos.sites.getSite(siteId);
     failed.push(`${site?.origin ?? `site ${siteId}`}: ${job?.failedReason ?? 'failed'}`);
@@ -122,7 +134,7 @@ export function etaText(remaining: number, perSecond: number): string {
  * terminal, plain lines otherwise). With no progress for a while, what lost jobs left undone is
  * queued again (the scheduler's reconcile loop does the same when nobody waits).
  */
-async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout']): Promise<RunProgress> {
+async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout'], noticeOut: CliIo['stderr'] | null): Promise<RunProgress> {
   const tty = Boolean((progressOut as NodeJS.WriteStream).isTTY);
   const bar = tty
     ? new cliProgress.SingleBar(
@@ -135,8 +147,15 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
   let lastPolled = -1;
   const first = (await rt.repos.runs.getRunProgress(runId))!;
   bar?.start(first.sitesTotal, 0, { failures: 0, rate: '0.0', eta: '-' });
+  let progressAt = Date.now();
+  let lastDone = -1;
+  const watch = noticeOut === null ? null : watchForWorkers(rt, () => progressAt, noticeOut, () => bar && progressOut.write('\n'));
   try {
     return await followRun(rt, runId, WAIT_POLL_MS, (run, done) => {
+      if (done !== lastDone) {
+        lastDone = done;
+        progressAt = Date.now();
+      }
       const failures = (run.counts.outcome?.server_error ?? 0) + (run.counts.outcome?.network_error ?? 0);
       const rate = (done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1);
       if (bar) bar.update(done, { failures, rate, eta: etaText(run.sitesTotal - done, Number(rate)) });
@@ -147,8 +166,37 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
       lastPolled = done;
     });
   } finally {
+    watch?.stop();
     bar?.stop();
   }
+}
+
+/**
+ * While the run makes no progress for NO_WORKER_NOTICE_MS, asks Redis which workers are connected
+ * to the fetch and site queues (BullMQ `getWorkers`: the clients that named themselves workers of
+ * a queue); when none is, writes one line saying so and how to start one. The wait goes on.
+ */
+function watchForWorkers(rt: Runtime, progressAt: () => number, out: CliIo['stderr'], beforeNotice: () => unknown): { stop(): void } {
+  let told = false;
+  let checking = false;
+  const timer = setInterval(() => {
+    if (told || checking || Date.now() - progressAt() < NO_WORKER_NOTICE_MS) return;
+    checking = true;
+    void Promise.all([rt.queues.fetch.getWorkers(), rt.queues.site.getWorkers()])
+      .then(([batch, site]) => {
+        if (told || batch.length + site.length > 0) return;
+        told = true;
+        beforeNotice();
+        out.write(
+          `robots-audit: no worker is taking jobs (queue prefix "${rt.config.ROBOTS_AUDIT_QUEUE_PREFIX}"): start one with \`robots-audit worker\` (same REDIS_URL and queue prefix), or run \`audit --work\`; still waiting\n`,
+        );
+      })
+      // Redis away: the wait itself reports it; this line is only a hint.
+      .catch(() => undefined)
+      .finally(() => (checking = false));
+  }, WORKER_CHECK_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /**
@@ -218,10 +266,11 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
       }
       if (!options.wait && !options.work) return;
       // --json: stdout carries the summary alone, so that it parses; progress goes to stderr.
-      const ended = await waitForRun(rt, run.id, options.json ? io.stderr : io.stdout);
+      const ended = await waitForRun(rt, run.id, options.json ? io.stderr : io.stdout, workers ? null : io.stderr);
       // Deliveries go out once the run ended; let the in-process worker finish them.
       if (workers) await drainAlerts(rt, run.id);
-      const failedCount = tallyOf(ended).failed;
+      // A site whose night is recorded as night_failed failed for good too (issue 17).
+      const failedCount = tallyOf(ended).failed + (ended.counts.outcome?.night_failed ?? 0);
       const summary = await summarizeRun(rt, ended, failedCount);
       io.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
       for (const f of await failedSitesOf(rt, ended, FAILED_SITES_SHOWN)) io.stderr.write(`failed: ${f}\n`);

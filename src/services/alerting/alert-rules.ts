@@ -214,6 +214,19 @@ export const CRITICAL_DISALLOW_ALL_TOKENS: readonly string[] = ['*', 'googlebot'
 
 /** Flips kept in one alert's details; the count of all of them is kept beside. */
 export const MAX_FLIPS_PER_ALERT = 200;
+/**
+ * Lines of a rule diff, and agents added or removed, an alert lists at most (a file of 15,000
+ * user-agents over one group changes 15,000 agents at once; an alert is a message, and the
+ * night's full diff is stored with its change): the rest is counted in one last entry.
+ */
+export const MAX_DIFF_LINES_PER_ALERT = 200;
+export const MAX_AGENTS_PER_ALERT = 100;
+
+/** At most `max` entries, the rest counted in a last one (`… and 14,900 more`). */
+function listedAtMost(values: readonly string[], max: number, what: string): string[] {
+  if (values.length <= max) return [...values];
+  return [...values.slice(0, max), `… and ${values.length - max} more ${what}`];
+}
 
 /** Families of `user-agents.json`. */
 export type AgentFamily = 'search' | 'ai' | 'seo' | 'social' | 'other';
@@ -474,7 +487,10 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   const disallowAll = (diff?.agents ?? []).filter((a) => a.disallowAllAdded && CRITICAL_DISALLOW_ALL_TOKENS.includes(a.token));
   if (disallowAll.length > 0) {
     const agents = distinct(disallowAll.flatMap((a) => a.userAgents));
-    add('disallow_all_added', `Disallow: / added for ${agents.join(', ')} on ${origin}`, { agents, diffLines: describeRobotsDiff(diff!, ['rules']) });
+    add('disallow_all_added', `Disallow: / added for ${agents.join(', ')} on ${origin}`, {
+      agents,
+      diffLines: listedAtMost(describeRobotsDiff(diff!, ['rules']), MAX_DIFF_LINES_PER_ALERT, 'lines'),
+    });
   }
 
   const searchBlocked = transition ? [] : flips.filter((f) => f.agentFamily === 'search' && f.from === true && !f.to);
@@ -484,11 +500,11 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   }
 
   if (diff && change.kinds.includes('rules')) {
-    const changed = diff.agents.length;
+    const changed = diff.agents.length + (diff.agentsNotListed ?? 0);
     add('rules_changed', `robots.txt rules changed on ${origin}: ${plural(changed, 'user-agent')} affected`, {
-      diffLines: describeRobotsDiff(diff, ['rules']),
-      agentsAdded: diff.agentsAdded,
-      agentsRemoved: diff.agentsRemoved,
+      diffLines: listedAtMost(describeRobotsDiff(diff, ['rules']), MAX_DIFF_LINES_PER_ALERT, 'lines'),
+      agentsAdded: listedAtMost(diff.agentsAdded, MAX_AGENTS_PER_ALERT, 'user-agents'),
+      agentsRemoved: listedAtMost(diff.agentsRemoved, MAX_AGENTS_PER_ALERT, 'user-agents'),
     });
   }
 

@@ -78,6 +78,21 @@ describe('track: paths and URLs of the site, in canonical form (D-5)', () => {
     expect(run).toEqual({ code: 1, stdout: '', stderr: 'invalid URL "http://exa mple.com/x": not a URL\n' });
   });
 
+  it('issue 17: a site named with a final dot is the site without it', async () => {
+    const run = await cli(['track', 'a.example.:443', '/dotted']);
+    expect(run).toEqual({ code: 0, stdout: 'tracked https://a.example/dotted\n', stderr: '' });
+  });
+
+  it.each([
+    ['ftp://a.example', /unsupported scheme ftp: sites are audited over http and https only/],
+    [`${'a.'.repeat(200)}example`, /host too long \(407 characters; a DNS name has at most 253\)/],
+  ])('issue 17: %s is refused in one line', async (site, reason) => {
+    const run = await cli(['track', site, '/x']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(reason);
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
   it('a site that is not monitored is an error', async () => {
     const run = await cli(['track', 'z.example', '/x']);
     expect(run).toEqual({ code: 1, stdout: '', stderr: 'robots-audit: not monitored: https://z.example (add it with: robots-audit sites add https://z.example)\n' });

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexStoredBodies } from '../../../src/services/body-index.service.js';
+import { storeBodyIndexes } from '../../../src/db/night-store.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 
@@ -51,5 +52,30 @@ describe('indexStoredBodies: a body stored before its index existed', () => {
 
   it('finds nothing left to index the second time', async () => {
     expect(await indexStoredBodies(db.pool)).toBe(0);
+  });
+});
+
+describe('storeBodyIndexes: group numbers past the smallint column (issue 17)', () => {
+  it('a group numbered past 32767 is stored as 32767, and the night is not lost', async () => {
+    const content = Buffer.from('many groups');
+    const { rows } = await db.pool.query<{ id: number }>('insert into bodies (sha256, content, size) values ($1, $2, $3) returning id', [
+      createHash('sha256').update(content).digest(),
+      content,
+      content.length,
+    ]);
+    const id = rows[0]!.id;
+    await storeBodyIndexes(db.pool, [
+      {
+        id,
+        index: {
+          groups: [{ groupNo: 40_000, userAgents: ['a'] }],
+          rules: [{ line: 80_001, groupNo: 40_000, kind: 'disallow', value: '/', pattern: '/' }],
+          access: [],
+          contentSignals: [],
+        },
+      },
+    ]);
+    const stored = await db.pool.query('select r.group_no, g.user_agents from body_rules r join body_groups g using (body_id, group_no) where r.body_id = $1', [id]);
+    expect(stored.rows).toEqual([{ group_no: 32_767, user_agents: ['a'] }]);
   });
 });

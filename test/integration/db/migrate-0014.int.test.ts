@@ -27,7 +27,10 @@ beforeAll(async () => {
              (1, 4, 0, 'allow', '{GPTBot,CCBot}', '/public/', '/public/'),
              (1, 7, 1, 'disallow', '{*}', '/private/', '/private/');
     insert into site_state (site_id, run_id, run_at, outcome, policy, policy_reason, rules_body_id)
-      values (1, 1, '2026-11-01T03:00Z', 'ok', 'rules', 'R-10', 1);`);
+      values (1, 1, '2026-11-01T03:00Z', 'ok', 'rules', 'R-10', 1);
+    -- A fetch --store whose store failed: running, no site list (reconcile read it as every site).
+    insert into audit_runs (id, run_key, trigger, run_at, status, sites_total)
+      values (2, 'fetch-https://shop.example-2026-11-01T10:00:00.000Z', 'manual', '2026-11-01T10:00Z', 'running', 1);`);
   currentRulesBefore = await q(CURRENT_RULES);
   await old.upgrade();
 }, 60_000);
@@ -49,6 +52,13 @@ describe('0014: body_groups', () => {
       { body_id: 1, line: 3, group_no: 0, kind: 'disallow', value: '/', pattern: '/' },
       { body_id: 1, line: 4, group_no: 0, kind: 'allow', value: '/public/', pattern: '/public/' },
       { body_id: 1, line: 7, group_no: 1, kind: 'disallow', value: '/private/', pattern: '/private/' },
+    ]);
+  });
+
+  it('a fetch --store run left running without a site list ends failed, listing what it stored (nothing); other runs untouched', async () => {
+    expect(await q('select id, status::text, site_ids, finished_at is not null as finished from audit_runs order by id')).toEqual([
+      { id: 1, status: 'completed', site_ids: null, finished: false },
+      { id: 2, status: 'failed', site_ids: [], finished: true },
     ]);
   });
 

@@ -62,7 +62,8 @@ async function cliOk(argv: string[]): Promise<string> {
 }
 
 async function addSites(portfolio: string, origins: string[]): Promise<void> {
-  await cliOk(['sites', 'add', '--portfolio', portfolio, ...origins]);
+  // --allow-ip: one scenario is a closed port of 127.0.0.1 (sites add refuses IP hosts by default).
+  await cliOk(['sites', 'add', '--allow-ip', '--portfolio', portfolio, ...origins]);
 }
 
 /** One night of a portfolio, through the CLI, followed to its end. */

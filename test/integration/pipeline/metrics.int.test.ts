@@ -12,6 +12,7 @@ import { runWorker } from '../../../workers/worker.js';
 import { closedPort, startWebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import type { WebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import { runCli } from '../../helpers/cli.js';
+import { spawnWorker, stopWorker } from '../../helpers/worker-process.js';
 import { addSites, eventually, rows, settleDeliveries } from '../../helpers/nightly.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
@@ -80,9 +81,27 @@ describe('/healthz and /readyz, Postgres and Redis reachable', () => {
     expect((await get('/metrics', { method: 'POST' })).status).toBe(405);
   });
 
-  it('a second worker on the same port stops at start with one line naming the setting', async () => {
+  it('issue 17: a second worker on the same port serves on the next free one and says which', async () => {
+    const port = Number(new URL(base).port);
+    const second = spawnWorker(p, { ROBOTS_AUDIT_METRICS_PORT: String(port), ROBOTS_AUDIT_METRICS_HOST: '127.0.0.1' });
+    try {
+      await second.started();
+      const line = second.stderr().split('\n').find((l) => l.includes('is taken'));
+      const logged = JSON.parse(line ?? '{}') as { wanted?: number; port?: number; msg?: string };
+      expect(logged).toMatchObject({ wanted: port, msg: expect.stringMatching(new RegExp(`^port ${port} is taken .*serving /metrics, /healthz and /readyz on \\d+ instead$`)) });
+      expect(logged.port).toBeGreaterThan(port);
+      const healthz = await fetch(`http://127.0.0.1:${logged.port}/healthz`);
+      expect(healthz.status).toBe(200);
+    } finally {
+      await stopWorker(second);
+    }
+  });
+
+  it('every port of the range taken: stops at start with one line naming the setting', async () => {
     const port = new URL(base).port;
-    const second = await runCli(['worker', '--metrics-port', port, '--database-url', p.db.url], { env: { ...p.env, ROBOTS_AUDIT_METRICS_HOST: '127.0.0.1' } });
+    const second = await runCli(['worker', '--metrics-port', port, '--database-url', p.db.url], {
+      env: { ...p.env, ROBOTS_AUDIT_METRICS_HOST: '127.0.0.1', ROBOTS_AUDIT_METRICS_PORT_FALLBACKS: '0' },
+    });
     expect(second).toMatchObject({
       code: 2,
       stdout: '',

@@ -39,8 +39,23 @@ function seconds(duration: string): number {
 }
 
 describe('docker-compose.yml: services', () => {
-  it('has Postgres, Redis and the three app processes, nothing else', () => {
-    expect(Object.keys(services).sort()).toEqual(['migrate', 'postgres', 'redis', 'scheduler', 'worker']);
+  it('has Postgres, Redis and the four app processes, nothing else', () => {
+    expect(Object.keys(services).sort()).toEqual(['dashboard', 'migrate', 'postgres', 'redis', 'scheduler', 'worker']);
+  });
+
+  it('issue 17: the dashboard runs `serve` on every address of its container, the token from the environment, published on 127.0.0.1:8080 by default', () => {
+    const dashboard = services.dashboard!;
+    expect(dashboard.command).toEqual(['serve', '--host', '0.0.0.0', '--port', '8080']);
+    expect(COMMAND_NAMES).toContain('serve');
+    expect(dashboard.build).toBe('.');
+    expect(dashboard.image).toBe(services.worker!.image);
+    expect(dashboard.environment).toEqual({ ...services.worker!.environment, ROBOTS_AUDIT_DASHBOARD_TOKEN: '${ROBOTS_AUDIT_DASHBOARD_TOKEN:-}' });
+    expect(dashboard.ports).toEqual(['${ROBOTS_AUDIT_DASHBOARD_PUBLISH:-127.0.0.1:8080}:8080']);
+    expect(dashboard.restart).toBe('unless-stopped');
+    expect(dashboard.depends_on).toEqual(services.worker!.depends_on);
+    expect(dashboard.healthcheck!.test.at(-1)).toContain("fetch('http://127.0.0.1:8080/login')");
+    // A token as Compose would pass it: the schema accepts one of 16 characters or more.
+    expect(loadConfig({ ...dashboard.environment, ROBOTS_AUDIT_DASHBOARD_TOKEN: 'x'.repeat(16) }).ROBOTS_AUDIT_DASHBOARD_TOKEN).toBe('x'.repeat(16));
   });
 
   it('keeps Postgres and Redis as the tests and the defaults expect them', () => {

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { manyAgentsOneGroup } from '../../../helpers/hostile-bodies.js';
 import { diffRobotsTxt } from '../../../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../../../src/robots/index.js';
 import {
   ALERT_KINDS,
   ALERT_RULES,
+  MAX_AGENTS_PER_ALERT,
+  MAX_DIFF_LINES_PER_ALERT,
   MAX_FLIPS_PER_ALERT,
   alertDedupeKey,
   alertsForSiteNight,
@@ -397,5 +400,17 @@ describe('order and dedupe keys', () => {
     expect(alertDedupeKey('run-1', 42, 'comments_only')).not.toBe(key.replace('rules_changed', 'comments_only'));
     // No ambiguity from separators inside ids.
     expect(alertDedupeKey('a-b', 'c', 'rules_changed')).not.toBe(alertDedupeKey('a', 'b-c', 'rules_changed'));
+  });
+});
+
+describe('issue 17: an alert lists a bounded diff, whatever the file', () => {
+  it('15,000 user-agents over one group: at most MAX_DIFF_LINES_PER_ALERT lines and MAX_AGENTS_PER_ALERT agents, the rest counted', () => {
+    const after = new TextDecoder().decode(manyAgentsOneGroup());
+    const [alert] = alertsForSiteNight(bodyChange(BASE, after)).filter((a) => a.kind === 'rules_changed');
+    expect(alert?.details.diffLines).toHaveLength(MAX_DIFF_LINES_PER_ALERT + 1);
+    expect(alert?.details.diffLines?.at(-1)).toMatch(/^… and \d+ more lines$/);
+    expect(alert?.details.agentsAdded).toHaveLength(MAX_AGENTS_PER_ALERT + 1);
+    expect(alert?.details.agentsAdded?.at(-1)).toBe(`… and ${15_000 - MAX_AGENTS_PER_ALERT} more user-agents`);
+    expect(JSON.stringify(alert).length).toBeLessThan(64 * 1024);
   });
 });
