@@ -44,15 +44,11 @@ export interface PolicyInput<Id> {
   /** The latest snapshot whose outcome was not a server or network error, if any. */
   lastReachable: LastReachable<Id> | null;
   /**
-   * For `night_failed`: the previous night's policy, carried over as it was (with the snapshot
-   * its rules come from when it applied rules). Null or absent: no night before.
+   * The previous night's policy, with the snapshot whose body its rules come from when it applied
+   * rules. It stands on a night that judged nothing (`night_failed`: carried over as it was) and
+   * on a night a bot wall answered (`challenged`: unverified). Null or absent: no night before.
    */
   previous?: { kind: PolicyKind; reason: PolicyReason; rulesFrom: { snapshotId: Id } | null } | null;
-  /**
-   * The policy of the previous night and, when it is `rules`, the snapshot whose body applied
-   * (for `challenged`: it stands). Null on a site's first night.
-   */
-  lastPolicy?: { kind: PolicyKind; rulesFrom: { snapshotId: Id } | null } | null;
 }
 
 export interface EffectivePolicy<Id> {
@@ -103,7 +99,7 @@ export function effectivePolicy<Id>(input: PolicyInput<Id>): EffectivePolicy<Id>
  * policy: it is read as the 4xx it was answered with (full allow, R-12), still marked unverified.
  */
 export function challengedPolicy<Id>(input: PolicyInput<Id>): EffectivePolicy<Id> {
-  const last = input.lastPolicy ?? null;
+  const last = input.previous ?? null;
   if (last === null || (last.kind === 'rules' && last.rulesFrom === null)) {
     return { kind: 'allow_all', reason: 'challenged', rulesFrom: null, unreachableSince: null, fallback: false };
   }

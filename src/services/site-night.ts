@@ -348,13 +348,10 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     now: runAt,
     unreachableSince: previous && (isUnreachable(previous.outcome) || previous.outcome === 'night_failed') ? previous.unreachableSince : null,
     lastReachable: previous?.lastReachable ? { snapshotId: previous.lastReachable.runId, outcome: previous.lastReachable.outcome } : null,
-    // night_failed: the previous night's policy stands, with the rules it applied.
+    // night_failed and challenged: the previous night's policy stands, with the rules in force:
+    // the last good body's (its own night's, or the D-3 fallback's copy, which is the same body).
     previous: previous
-      ? { kind: previous.policy, reason: previous.policyReason, rulesFrom: previous.rulesRunId === null ? null : { snapshotId: previous.rulesRunId } }
-      : null,
-    // A challenged night keeps the rules in force: the last good body's (D-3 and R-10 alike).
-    lastPolicy: previous
-      ? { kind: previous.policy, rulesFrom: previous.policy === 'rules' && previous.lastGood ? { snapshotId: previous.lastGood.runId } : null }
+      ? { kind: previous.policy, reason: previous.policyReason, rulesFrom: previous.policy === 'rules' && previous.lastGood ? { snapshotId: previous.lastGood.runId } : null }
       : null,
   });
   const challenged = result.outcome === 'challenged';

@@ -18,7 +18,7 @@ describe('migrations/meta', () => {
   it('the journal numbers its entries in order and their times only grow (the migrator applies what is newer than the last applied)', () => {
     journal.entries.forEach((entry, i) => {
       expect(entry.idx).toBe(i);
-      if (i > 0) expect(entry.when).toBeGreaterThan(journal.entries[i - 1].when);
+      if (i > 0) expect(entry.when).toBeGreaterThan(journal.entries[i - 1]!.when);
     });
   });
 
@@ -30,7 +30,7 @@ describe('migrations/meta', () => {
   it('each snapshot points at the one before it in the journal: one chain, no collision', () => {
     const ids = journal.entries.map((e) => snapshotOf(e.tag));
     ids.forEach((snapshot, i) => {
-      expect(snapshot.prevId, journal.entries[i].tag).toBe(i === 0 ? '00000000-0000-0000-0000-000000000000' : ids[i - 1].id);
+      expect(snapshot.prevId, journal.entries[i]!.tag).toBe(i === 0 ? '00000000-0000-0000-0000-000000000000' : ids[i - 1]!.id);
     });
     expect(new Set(ids.map((s) => s.id)).size).toBe(ids.length);
   });

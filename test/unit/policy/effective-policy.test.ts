@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { effectivePolicy, UNREACHABLE_FALLBACK_DAYS } from '../../../src/policy/index.js';
-import type { FetchOutcome } from '../../../src/policy/index.js';
+import type { FetchOutcome, PolicyReason } from '../../../src/policy/index.js';
 
 const day = 24 * 3600 * 1000;
 const t0 = new Date('2026-01-01T03:00:00Z');
@@ -74,13 +74,13 @@ describe('D-3: the unreachable timeline', () => {
 });
 
 describe('challenged: the last known policy stands, unverified (no verdict flips)', () => {
-  it.each<[string, { kind: 'rules' | 'allow_all' | 'disallow_all'; rulesFrom: { snapshotId: number } | null } | null, string, unknown]>([
-    ['rules of the last good night', { kind: 'rules', rulesFrom: { snapshotId: 7 } }, 'rules', { snapshotId: 7 }],
-    ['full allow of a 404 site', { kind: 'allow_all', rulesFrom: null }, 'allow_all', null],
-    ['full disallow of a 5xx streak', { kind: 'disallow_all', rulesFrom: null }, 'disallow_all', null],
+  it.each<[string, { kind: 'rules' | 'allow_all' | 'disallow_all'; reason: PolicyReason; rulesFrom: { snapshotId: number } | null } | null, string, unknown]>([
+    ['rules of the last good night', { kind: 'rules', reason: 'R-10', rulesFrom: { snapshotId: 7 } }, 'rules', { snapshotId: 7 }],
+    ['full allow of a 404 site', { kind: 'allow_all', reason: 'R-12', rulesFrom: null }, 'allow_all', null],
+    ['full disallow of a 5xx streak', { kind: 'disallow_all', reason: 'R-13', rulesFrom: null }, 'disallow_all', null],
     ['a first night: nothing known, read as the 4xx it was (R-12)', null, 'allow_all', null],
-  ])('%s', (_what, lastPolicy, kind, rulesFrom) => {
-    const p = effectivePolicy<number>({ outcome: 'challenged', now: t0, unreachableSince: null, lastReachable: null, lastPolicy });
+  ])('%s', (_what, previous, kind, rulesFrom) => {
+    const p = effectivePolicy<number>({ outcome: 'challenged', now: t0, unreachableSince: null, lastReachable: null, previous });
     expect(p).toMatchObject({ kind, reason: 'challenged', rulesFrom, fallback: false, unreachableSince: null });
   });
 });
