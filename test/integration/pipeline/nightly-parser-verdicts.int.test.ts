@@ -74,6 +74,13 @@ describe("a verdict under the crawler's own parser, where it differs", () => {
     expect(JSON.parse(gptbot.stdout)).toMatchObject({ allowed: false, parserVerdict: null });
   });
 
+  it('report ai-access has the column, empty here: Scrapy is not an AI crawler, and no AI crawler of the night reads the file another way', async () => {
+    const report = await p.cli(['report', 'ai-access', '--format', 'json']);
+    expect(report.code, report.stderr).toBe(0);
+    const rows = JSON.parse(report.stdout) as Record<string, unknown>[];
+    expect(rows.find((r) => r.origin === p.origin('shop'))).toMatchObject({ blocked: null, parserVerdicts: [] });
+  });
+
   it('an unchanged night opens no span: the parser verdicts still hold from the first night', async () => {
     night2 = await replayNight(p, NIGHT_2, { shop: BODY });
     const [opened] = await rows<{ n: string }>(p, 'select count(*) as n from verdicts where from_run_id = $1', [night2.runId]);
