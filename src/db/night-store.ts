@@ -347,14 +347,14 @@ export async function loadSpansInForce(db: Queryable, trackedUrlIds: number[], a
   if (trackedUrlIds.length === 0) return [];
   const { rows } = replayed
     ? await db.query<SpanDbRow>(
-        `select tracked_url_id, user_agent_id, valid_from, from_run_id, valid_to, to_run_id, allowed, rule_line from verdicts
+        `select tracked_url_id, user_agent_id, valid_from, from_run_id, valid_to, to_run_id, allowed, rule_line, parser_profile, parser_allowed from verdicts
          where tracked_url_id = any($1::int[]) and (valid_from, from_run_id) <= ($2, $3)
            and (to_run_id is null or (valid_to, to_run_id) > ($2, $3))`,
         [trackedUrlIds, at.runAt, at.runId],
       )
     : await db.query<SpanDbRow>({
         name: 'night-open-spans',
-        text: `select tracked_url_id, user_agent_id, valid_from, from_run_id, valid_to, to_run_id, allowed, rule_line from verdicts
+        text: `select tracked_url_id, user_agent_id, valid_from, from_run_id, valid_to, to_run_id, allowed, rule_line, parser_profile, parser_allowed from verdicts
                where tracked_url_id = any($1::int[]) and to_run_id is null`,
         values: [trackedUrlIds],
       });
@@ -367,6 +367,8 @@ export async function loadSpansInForce(db: Queryable, trackedUrlIds: number[], a
     toRunId: r.to_run_id,
     allowed: r.allowed,
     ruleLine: r.rule_line,
+    parserProfile: r.parser_profile,
+    parserAllowed: r.parser_allowed,
   }));
 }
 
@@ -379,6 +381,8 @@ interface SpanDbRow {
   to_run_id: number | null;
   allowed: boolean;
   rule_line: number | null;
+  parser_profile: string | null;
+  parser_allowed: boolean | null;
 }
 
 // --- writing ----------------------------------------------------------------------------------
@@ -544,8 +548,8 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
   if (opens.length > 0) {
     await db.query({
       name: 'night-open-spans-insert',
-      text: `insert into verdicts (valid_from, valid_to, tracked_url_id, user_agent_id, from_run_id, to_run_id, rule_line, allowed)
-             select * from unnest($1::timestamptz[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::bool[])
+      text: `insert into verdicts (valid_from, valid_to, tracked_url_id, user_agent_id, from_run_id, to_run_id, rule_line, allowed, parser_profile, parser_allowed)
+             select * from unnest($1::timestamptz[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::bool[], $9::text[], $10::bool[])
              on conflict do nothing`,
       values: [
         col(opens, (o) => o.validFrom),
@@ -556,6 +560,8 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
         col(opens, (o) => o.toRunId),
         col(opens, (o) => o.ruleLine),
         col(opens, (o) => o.allowed),
+        col(opens, (o) => o.parserProfile),
+        col(opens, (o) => o.parserAllowed),
       ],
     });
   }

@@ -662,6 +662,14 @@ export const verdicts = pgTable(
     /** The deciding rule's line in the policy's body; NULL: no rule matched. */
     ruleLine: integer('rule_line'),
     allowed: boolean('allowed').notNull(),
+    /**
+     * The crawler's known or assumed parser (a profile, src/robots/profiles) and its verdict from
+     * the same bytes, set only where it differs from `allowed` (Google's parser's); both NULL
+     * otherwise (the parsers agree, the parser is Google's or unknown, or the policy decides).
+     * Part of the span: a change to it closes the span and opens another (not a flip).
+     */
+    parserProfile: text('parser_profile'),
+    parserAllowed: boolean('parser_allowed'),
   },
   (t) => [
     primaryKey({ name: 'verdicts_pkey', columns: [t.trackedUrlId, t.userAgentId, t.validFrom, t.fromRunId] }),
@@ -693,9 +701,12 @@ export const verdictLatest = pgView('verdict_latest', {
   ruleLine: integer('rule_line'),
   since: timestamptz('since').notNull(),
   sinceRunId: integer('since_run_id').notNull(),
+  parserProfile: text('parser_profile'),
+  parserAllowed: boolean('parser_allowed'),
 }).as(sql`
   select st.site_id, s.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
-         st.run_id, st.run_at, st.policy, v.allowed, v.rule_line, v.valid_from as since, v.from_run_id as since_run_id
+         st.run_id, st.run_at, st.policy, v.allowed, v.rule_line, v.valid_from as since, v.from_run_id as since_run_id,
+         v.parser_profile, v.parser_allowed
   from site_state st
   join sites s on s.id = st.site_id
   join tracked_urls t on t.site_id = st.site_id
@@ -722,9 +733,11 @@ export const verdictHistory = pgView('verdict_history', {
   toRunId: integer('to_run_id'),
   allowed: boolean('allowed').notNull(),
   ruleLine: integer('rule_line'),
+  parserProfile: text('parser_profile'),
+  parserAllowed: boolean('parser_allowed'),
 }).as(sql`
   select t.site_id, s.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
-         v.valid_from, v.valid_to, v.from_run_id, v.to_run_id, v.allowed, v.rule_line
+         v.valid_from, v.valid_to, v.from_run_id, v.to_run_id, v.allowed, v.rule_line, v.parser_profile, v.parser_allowed
   from verdicts v
   join tracked_urls t on t.id = v.tracked_url_id
   join sites s on s.id = t.site_id

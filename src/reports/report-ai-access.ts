@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import { AI_CATEGORIES } from '../crawlers/categories.js';
+import { parserOf } from '../crawlers/crawler-rules.js';
 import type { AiCategory } from '../crawlers/categories.js';
 import type { ReportColumn } from './format.js';
 import type { ReportSource } from './report-source.js';
@@ -24,6 +25,7 @@ export const AI_ACCESS_COLUMNS: readonly ReportColumn[] = [
   { key: 'assistantBlocked', header: 'ASSISTANT BLOCKED', type: 'text' },
   { key: 'blocked', header: 'BLOCKED AI CRAWLERS', type: 'text', shrink: true },
   { key: 'contentSignals', header: 'CONTENT-SIGNAL', type: 'list', shrink: true },
+  { key: 'parserVerdicts', header: 'UNDER OWN PARSER', type: 'list', shrink: true },
 ];
 
 const SINCE_COLUMNS: readonly ReportColumn[] = [
@@ -78,6 +80,33 @@ interface AccessRow extends Record<string, unknown> {
   star_allowed: boolean;
   exceptions: Record<string, boolean>;
   content_signals: string[];
+  parser_verdicts: StoredParserVerdict[];
+}
+
+/** A root verdict under an AI crawler's own parser, stored by the night where it differs from Google's. */
+export interface StoredParserVerdict {
+  token: string;
+  profile: string;
+  allowed: boolean;
+}
+
+/**
+ * The root's verdicts under the AI crawlers' own parsers, where they differ from Google's
+ * (verdicts.parser_profile, src/robots/parser-verdicts.ts), for a site in SQL scope as `x`: the
+ * open spans of its root, for the crawlers evaluated every night (the agents). A few rows per
+ * site, through the spans' key (tracked_url_id first).
+ */
+export const PARSER_VERDICTS_COLUMN = `coalesce((select jsonb_agg(jsonb_build_object('token', a.token, 'profile', v.parser_profile, 'allowed', v.parser_allowed) order by lower(a.token))
+     from tracked_urls t
+     join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null and v.parser_profile is not null
+     join user_agents a on a.id = v.user_agent_id and a.category in (${AI_CATEGORIES.map((c) => `'${c}'`).join(', ')})
+     where t.site_id = x.site_id and t.is_root), '[]'::jsonb) as parser_verdicts`;
+
+/** "CCBot: allowed under crawler-commons (assumed)", Google's verdict being the other one. */
+export function parserVerdictCell(v: StoredParserVerdict): string {
+  const parser = parserOf(v.token);
+  const basis = parser.profile === v.profile ? parser.basis : 'assumed';
+  return `${v.token}: ${v.allowed ? 'allowed' : 'disallowed'} under ${v.profile} (${basis})`;
 }
 
 /**
@@ -108,7 +137,8 @@ export async function aiAccessSource(pool: pg.Pool, filters: ReportFilters): Pro
   const before = filters.since ? await accessOn(pool, filters.since, filters.portfolioId) : null;
   return {
     columns: before ? SINCE_COLUMNS : AI_ACCESS_COLUMNS,
-    sql: `select x.site_id, s.origin, x.policy, ${ACCESS_COLUMNS}, coalesce(b.content_signals, '{}'::text[]) as content_signals
+    sql: `select x.site_id, s.origin, x.policy, ${ACCESS_COLUMNS}, coalesce(b.content_signals, '{}'::text[]) as content_signals,
+                 ${PARSER_VERDICTS_COLUMN}
           from site_state x
           join sites s on s.id = x.site_id
           left join bodies b on b.id = x.rules_body_id
@@ -130,6 +160,7 @@ export async function aiAccessSource(pool: pg.Pool, filters: ReportFilters): Pro
           assistantBlocked: assistant!,
           blocked: describeBlocked(blocked, crawlers),
           contentSignals: r.content_signals,
+          parserVerdicts: r.parser_verdicts.map(parserVerdictCell),
         };
         if (!before) {
           rows.push(row);

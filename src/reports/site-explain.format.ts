@@ -8,6 +8,7 @@ import type { SiteExplanation, SitePolicyState } from './site-explain.js';
 import { formatNight, plural } from './site-text.js';
 import { ruleLine } from '../robots/diff.js';
 import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../http/challenge.js';
+import { parserVerdictText } from '../robots/parser-verdicts.js';
 
 const night = (at: Date, runKey: string) => `${formatNight(at)} (run ${runKey})`;
 
@@ -92,6 +93,8 @@ export function formatExplanation(x: SiteExplanation): string {
   else if (x.followedAgent.toLowerCase() !== x.userAgent.toLowerCase()) out.push(`  ${x.userAgent} follows the ${x.followedAgent} group: the file has none of its own (R-42)`);
   if (x.robotsTxtNote !== null) out.push(`  robots.txt use: ${x.robotsTxtNote}`);
   if (x.parser.basis !== 'unknown' && x.parser.profile !== 'google') out.push(`  parser: ${x.parser.profile} (${x.parser.basis}, ${x.parser.source}); the verdict above is Google's parser's`);
+  // Where the crawler's own parser reads the same bytes another way (src/robots/parser-verdicts.ts).
+  if (x.parserVerdict !== null) out.push(`  under its parser: ${parserVerdictText(x.verdict.allowed, x.parserVerdict)}`);
   out.push(`  policy: ${x.state.policy} (${x.state.policyReason}): ${policyWhy(x.state)}`);
   if (x.state.flappingSince) {
     out.push(`  flapping since ${formatNight(x.state.flappingSince)}: its robots.txt alternates between versions; this is the verdict under the version of the latest night`);
@@ -112,6 +115,8 @@ export function explanationJson(x: SiteExplanation) {
     followed: x.followed,
     robotsTxt: x.robotsTxt,
     parser: { profile: x.parser.profile, basis: x.parser.basis, source: x.parser.source },
+    /** The verdict under that parser where it differs from Google's ("allowed"); null where it agrees or there is none. */
+    parserVerdict: x.parserVerdict && { profile: x.parserVerdict.profile, basis: x.parserVerdict.basis, source: x.parserVerdict.source, allowed: x.parserVerdict.allowed, line: x.parserVerdict.line },
     allowed: x.verdict.allowed,
     decidedBy: x.verdict.decidedBy,
     rule: x.verdict.rule,

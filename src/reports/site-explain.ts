@@ -15,6 +15,8 @@ import { getPathParamsQuery } from '../robots/match.js';
 import { isInScope } from '../robots/origin.js';
 import { parseRobotsTxt } from '../robots/parse.js';
 import { isValidUserAgentToObey } from '../robots/user-agent.js';
+import { ParserVerdictReader } from '../robots/parser-verdicts.js';
+import type { ParserVerdict } from '../robots/parser-verdicts.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
 import { nightPolicyOf, POLICY_EVENTS } from './site-lookup.js';
@@ -73,6 +75,12 @@ export interface SiteExplanation {
   robotsTxtNote: string | null;
   /** The parser it is known or assumed to use (`unknown`: nobody documents it); the verdict is Google's parser's. */
   parser: CrawlerParser;
+  /**
+   * The verdict under that parser (a profile, src/robots/profiles) from the same bytes, where it
+   * differs from Google's; null where they agree, the parser is Google's or unknown, or the
+   * policy decides (src/robots/parser-verdicts.ts).
+   */
+  parserVerdict: ParserVerdict | null;
   state: SitePolicyState;
   verdict: ExplainVerdict;
 }
@@ -152,12 +160,14 @@ export async function explainSiteUrl(db: Queryable, site: SiteRef, url: string, 
       followed: null,
       crawlerRule: null,
       ...crawlerFacts(userAgent),
+      parserVerdict: null,
       state,
       verdict: { allowed: state.policy === 'allow_all', decidedBy: 'policy', rule: null, group: null, engineReason: null },
     };
   }
   // A rules policy always names its body; were it missing, it reads as an empty file (as the nightly evaluator does).
-  const robots = parseRobotsTxt(rules ?? new Uint8Array());
+  const body = rules ?? new Uint8Array();
+  const robots = parseRobotsTxt(body);
   const e = explainAsCrawler(robots, url, userAgent);
   const merged = e.group.groupIndexes.map((i) => robots.groups[i]).filter((g) => g !== undefined);
   const holder = e.rule ? merged.find((g) => g.rules.some((r) => r.line === e.rule!.line)) : undefined;
@@ -171,6 +181,7 @@ export async function explainSiteUrl(db: Queryable, site: SiteRef, url: string, 
     followed: e.followed,
     crawlerRule: followedGroupText(userAgent, e.followed),
     ...crawlerFacts(userAgent),
+    parserVerdict: new ParserVerdictReader(body).differing(url, userAgent, e.allowed),
     state,
     verdict: {
       allowed: e.allowed,

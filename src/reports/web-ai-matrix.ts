@@ -9,7 +9,8 @@
  */
 import type pg from 'pg';
 import type { AiCrawler } from './report-ai-access.js';
-import { sitesBlocking } from './report-ai-access.js';
+import { PARSER_VERDICTS_COLUMN, sitesBlocking } from './report-ai-access.js';
+import type { StoredParserVerdict } from './report-ai-access.js';
 import { FILTER, normalizeSearch } from './web-overview.js';
 import { AI_CATEGORIES } from '../crawlers/categories.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
@@ -44,6 +45,8 @@ export interface AiCell {
   line: number | null;
   /** The first night of the stretch in which the answer has been what it is. */
   since: Date | null;
+  /** The root's verdict under the crawler's own parser where it differs (stored by the night for the agents); null otherwise. */
+  parser?: { profile: string; basis: FactBasis; allowed: boolean } | null;
 }
 
 /** What the crawler rules say of a column's crawler (docs/crawlers.md, "Crawler rules"). */
@@ -78,6 +81,7 @@ interface AccessRow {
   policy_reason: string | null;
   rules_body_id: number | null;
   rows: { token: string; allowed: boolean; line: number | null }[] | null;
+  parser_verdicts: StoredParserVerdict[];
 }
 
 /** The AI crawlers of the catalogue, the default agents first, each group by token. */
@@ -116,7 +120,8 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
     pool.query<AccessRow & { matching: number | null }>(
       `select s.id as site_id, s.origin, x.policy, x.policy_reason, x.rules_body_id, s.matching,
               (select jsonb_agg(jsonb_build_object('token', a.token, 'allowed', a.allowed, 'line', a.rule_line))
-               from body_agent_access a where a.body_id = x.rules_body_id) as rows
+               from body_agent_access a where a.body_id = x.rules_body_id) as rows,
+              ${PARSER_VERDICTS_COLUMN}
        from (select s.id, s.origin, ${blocks === null ? 'null::int' : 'count(*) over ()::int'} as matching from sites s
              where ${chosen} order by s.origin limit $3 offset $4) s
        left join site_state x on x.site_id = s.id
@@ -139,6 +144,7 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
     sites: page.rows.map((r) => {
       const byToken = new Map((r.rows ?? []).map((a) => [a.token, a]));
       const star = byToken.get('*');
+      const parsers = new Map(r.parser_verdicts.map((v) => [v.token.toLowerCase(), v]));
       return {
         siteId: r.site_id,
         origin: r.origin,
@@ -148,14 +154,22 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
           if (r.policy === null) return null;
           const at = since.get(`${r.site_id} ${c.token.toLowerCase()}`) ?? null;
           if (r.policy !== 'rules') return { allowed: r.policy === 'allow_all', by: 'policy', line: null, since: at };
+          const stored = parsers.get(c.token.toLowerCase());
+          const parser = stored ? { profile: stored.profile, basis: parserBasis(stored), allowed: stored.allowed } : null;
           const own = byToken.get(c.token.toLowerCase());
           // R-40: a crawler without a group of its own follows `*`; no `*` row: nothing blocks it.
-          if (own) return { allowed: own.allowed, by: 'own', line: own.line, since: at };
-          return { allowed: star?.allowed ?? true, by: 'star', line: star?.line ?? null, since: at };
+          if (own) return { allowed: own.allowed, by: 'own', line: own.line, since: at, parser };
+          return { allowed: star?.allowed ?? true, by: 'star', line: star?.line ?? null, since: at, parser };
         }),
       };
     }),
   };
+}
+
+/** Known or assumed, as the crawler rules say of the stored profile now. */
+function parserBasis(v: StoredParserVerdict): FactBasis {
+  const now = parserOf(v.token);
+  return now.profile === v.profile ? now.basis : 'assumed';
 }
 
 /** The root's answer for a token under a night's policy and rules body (the robots_audit_root_access rule). */

@@ -63,6 +63,8 @@ export interface MatrixCell {
   /** The deciding line as written in the rules body; null when no rule decided. */
   ruleText: string | null;
   since: Date;
+  /** The verdict under the crawler's own parser where it differs from `allowed` (src/robots/parser-verdicts.ts); null otherwise. */
+  parser: { profile: string; basis: FactBasis; allowed: boolean } | null;
 }
 
 /** What the crawler rules say of one agent of the matrix (docs/crawlers.md, "Crawler rules"). */
@@ -229,11 +231,13 @@ interface VerdictRow {
   allowed: boolean;
   rule_line: number | null;
   since: Date;
+  parser_profile: string | null;
+  parser_allowed: boolean | null;
 }
 
 async function loadVerdicts(pool: pg.Pool, siteId: number): Promise<VerdictRow[]> {
   const { rows } = await pool.query<VerdictRow>(
-    `select t.url, t.is_root, a.token, v.allowed, v.rule_line, v.valid_from as since
+    `select t.url, t.is_root, a.token, v.allowed, v.rule_line, v.valid_from as since, v.parser_profile, v.parser_allowed
      from tracked_urls t
      join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null
      join user_agents a on a.id = v.user_agent_id
@@ -265,9 +269,17 @@ function verdictMatrix(verdicts: VerdictRow[], lines: string[], rules: RobotsTxt
       ruleLine: r.rule_line,
       ruleText: r.rule_line === null ? null : (lines[r.rule_line - 1] ?? null),
       since: r.since,
+      parser: r.parser_profile === null || r.parser_allowed === null ? null : parserCell(r.token, r.parser_profile, r.parser_allowed),
     };
   }
   return { agents, crawlers, urls: [...byUrl.values()] };
+}
+
+/** A stored parser verdict, labelled known or assumed as the crawler rules say of that profile now. */
+function parserCell(token: string, profile: string, allowed: boolean): NonNullable<MatrixCell['parser']> {
+  const now = parserOf(token);
+  // The stored profile is the crawler's unless its facts changed since (the next night evaluates again).
+  return { profile, basis: now.profile === profile ? now.basis : 'assumed', allowed };
 }
 
 /**

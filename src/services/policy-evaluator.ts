@@ -5,13 +5,15 @@
  * src/robots/crawlers.ts), as `check` and `explain` answer.
  */
 import type { PolicyKind } from '../policy/index.js';
-import { explainAsCrawler, parseRobotsTxt } from '../robots/index.js';
-import type { RobotsTxt } from '../robots/index.js';
+import { explainAsCrawler, parseRobotsTxt, ParserVerdictReader } from '../robots/index.js';
+import type { ParserVerdict, RobotsTxt } from '../robots/index.js';
 import type { FlipRule } from '../db/schema.js';
 
 export interface PolicyVerdict {
   allowed: boolean;
   rule: FlipRule | null;
+  /** The verdict under the crawler's own parser where it differs from `allowed`; absent otherwise. */
+  parser?: ParserVerdict;
 }
 
 export type PolicyEvaluator = (url: string, userAgent: string) => PolicyVerdict;
@@ -21,19 +23,26 @@ const DISALLOW: PolicyVerdict = { allowed: false, rule: null };
 
 /**
  * `rules` is the body whose rules apply, as bytes or already parsed (null when the policy is not
- * `rules`). Parsed once; each check is then a lookup (parse once, check many).
+ * `rules`). Parsed once; each check is then a lookup (parse once, check many). `rulesBytes`, when
+ * given, are that body's bytes: each crawler with a known or assumed parser other than Google's
+ * also gets the verdict of that parser where it differs (each profile reads the bytes once, and
+ * only when a crawler asks for it). A full allow or full disallow reads no rules: no parser verdict.
  */
-export function policyEvaluator(policy: PolicyKind, rules: Uint8Array | RobotsTxt | null): PolicyEvaluator {
+export function policyEvaluator(policy: PolicyKind, rules: Uint8Array | RobotsTxt | null, rulesBytes: Uint8Array | null = null): PolicyEvaluator {
   if (policy === 'allow_all') return () => ALLOW;
   if (policy === 'disallow_all') return () => DISALLOW;
   // A `rules` policy whose body is gone (never: bodies are kept while a night names them) reads as an empty file.
   const robots = rules === null ? parseRobotsTxt(new Uint8Array()) : rules instanceof Uint8Array ? parseRobotsTxt(rules) : rules;
+  const reader = rulesBytes === null ? null : new ParserVerdictReader(rulesBytes);
   return (url, userAgent) => {
     // As the crawler decides: its most specific group (R-42), or none when it ignores `*`.
     const e = explainAsCrawler(robots, url, userAgent);
-    return {
+    const verdict: PolicyVerdict = {
       allowed: e.allowed,
       rule: e.rule ? { line: e.rule.line, kind: e.rule.kind, value: e.rule.value, pattern: e.rule.pattern } : null,
     };
+    const parser = reader?.differing(url, userAgent, e.allowed) ?? null;
+    if (parser !== null) verdict.parser = parser;
+    return verdict;
   };
 }

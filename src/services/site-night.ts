@@ -20,7 +20,7 @@ import type { FlappingOptions, FlappingResult } from '../policy/flapping.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
-import { ENGINE_VERSION, parseRobotsTxt } from '../robots/index.js';
+import { ENGINE_VERSION, PARSER_VERDICTS_KEY, parseRobotsTxt } from '../robots/index.js';
 import { openedStarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { RobotsTxt } from '../robots/index.js';
@@ -107,6 +107,9 @@ export interface VerdictSpan {
   toRunId: number | null;
   allowed: boolean;
   ruleLine: number | null;
+  /** The verdict under the crawler's own parser where it differs (null, null: none; src/robots/parser-verdicts.ts). */
+  parserProfile: string | null;
+  parserAllowed: boolean | null;
 }
 
 export interface NightLoaders {
@@ -235,6 +238,8 @@ export interface SpanRow {
   toRunId: number | null;
   allowed: boolean;
   ruleLine: number | null;
+  parserProfile: string | null;
+  parserAllowed: boolean | null;
 }
 
 /** A span in force that ends at this night. */
@@ -297,7 +302,9 @@ export function targetsHash(targets: readonly EvaluationTarget[]): Buffer {
 
 /** What decides the verdicts: the engine version, the policy, the rules body (by hash), the targets. */
 export function evaluationKey(policy: PolicyKind, rulesSha256: Buffer | null, targets: Buffer): Buffer {
-  const head = Buffer.from(`${ENGINE_VERSION}\n${policy}\n${rulesSha256?.toString('hex') ?? '-'}\n`);
+  // PARSER_VERDICTS_KEY: which crawlers get a verdict under their own parser, so that a change
+  // to it (a profile added, a parser fact) makes the next night store those verdicts.
+  const head = Buffer.from(`${ENGINE_VERSION}\n${PARSER_VERDICTS_KEY}\n${policy}\n${rulesSha256?.toString('hex') ?? '-'}\n`);
   return sha256Of(Buffer.concat([head, targets])).subarray(0, 16);
 }
 
@@ -444,8 +451,11 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
   const flipRows: FlipRow[] = [];
   const flips: VerdictFlip[] = [];
   if (evaluate) {
-    const rules = policy.kind !== 'rules' ? null : fromFallback ? (previous?.lastGood ? await load.body(previous.lastGood.bodyId) : null) : parsedBody();
-    const now = policyEvaluator(policy.kind, rules);
+    const fallbackBody = policy.kind === 'rules' && fromFallback && previous?.lastGood ? await load.body(previous.lastGood.bodyId) : null;
+    const rules = policy.kind !== 'rules' ? null : fromFallback ? fallbackBody : parsedBody();
+    // The bytes the rules come from, for the crawlers' own parsers (read lazily, once per profile).
+    const rulesBytes = policy.kind !== 'rules' ? null : fromFallback ? fallbackBody : body;
+    const now = policyEvaluator(policy.kind, rules, rulesBytes);
     const inForce = previous
       ? new Map((await load.spansInForce(input.targets.map((t) => t.trackedUrlId), previous, input.nextNight !== null)).map((s) => [spanKey(s.trackedUrlId, s.userAgentId), s]))
       : new Map<string, VerdictSpan>();
@@ -463,7 +473,9 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
         const key = spanKey(target.trackedUrlId, agent.id);
         const held = inForce.get(key);
         inForce.delete(key);
-        if (held && held.allowed === verdict.allowed && held.ruleLine === ruleLine) continue;
+        const parserProfile = verdict.parser?.profile ?? null;
+        const parserAllowed = verdict.parser?.allowed ?? null;
+        if (held && held.allowed === verdict.allowed && held.ruleLine === ruleLine && held.parserProfile === parserProfile && held.parserAllowed === parserAllowed) continue;
         if (held) spans.close.push({ trackedUrlId: held.trackedUrlId, userAgentId: held.userAgentId, validFrom: held.validFrom, fromRunId: held.fromRunId, validTo: runAt, toRunId: runId });
         spans.open.push({
           trackedUrlId: target.trackedUrlId,
@@ -474,6 +486,8 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
           toRunId: next?.runId ?? null,
           allowed: verdict.allowed,
           ruleLine,
+          parserProfile,
+          parserAllowed,
         });
         // A replayed night cuts the span in force into before it, itself (up to the next night),
         // and, when the span went on past the next night, the rest of it.

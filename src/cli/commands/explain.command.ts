@@ -42,12 +42,16 @@ documented rules (docs/crawlers.md): it follows its own group, or the group of a
 it also answers to (R-42: Googlebot-Image follows googlebot; Applebot follows Googlebot), else *,
 unless it ignores * (Google's special-case crawlers: AdsBot-Google, ...): then no group applies.
 The rule that applied is named with its source, and so are what the crawler's operator says of
-its use of robots.txt and a parser other than Google's (known or assumed).
+its use of robots.txt and a parser other than Google's (known or assumed), with the verdict
+under that parser where it differs ("allowed by Google's parser; disallowed under
+scrapy-protego (known)").
 
 --json writes {"site", "url", "path", "userAgent", "followedAgent", "followed" ({"rule": own |
 further-token | star | ignores-star | no-group, "agent", "source"}, null when the policy
 decides), "robotsTxt" ({"value": honours | ignores | may-ignore, "source", "read", "says"} or
-null), "parser" ({"profile", "basis": known | assumed | unknown, "source"}), "allowed",
+null), "parser" ({"profile", "basis": known | assumed | unknown, "source"}), "parserVerdict"
+({"profile", "basis", "source", "allowed", "line"}: the verdict under that parser from the same
+bytes where it differs from Google's parser's, else null), "allowed",
 "decidedBy" (policy | rule | no_rule | no_group), "rule", "group", "policy": {"kind", "reason", "why",
 "night", "runKey", "outcome", "status", "errorCode", "since", "unreachableSince",
 "failedNights", "rulesNight", "rulesRunKey", "rulesSha256"}}.

@@ -71,7 +71,10 @@ async function plan(text: string, params: unknown[] = []): Promise<string> {
 
 describe('0012: the dashboard\'s indexes', () => {
   it.each(TABLES)('every row of %s as it was', async (table) => {
-    expect(await q(`select * from ${table} order by ${ORDER[table]}`)).toEqual(before[table]);
+    // Compared on the columns it had then: later migrations add some (0018: verdicts.parser_profile, parser_allowed).
+    const columns = Object.keys((before[table]![0] ?? {}) as Record<string, unknown>);
+    const now = await q(`select * from ${table} order by ${ORDER[table]}`);
+    expect(now.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]])))).toEqual(before[table]);
   });
 
   it('each index is built and valid', async () => {

@@ -105,6 +105,8 @@ describe('what the operators document', () => {
     ['AdsBot-Google', 'google', 'known'],
     ['Feedfetcher-Google', 'google', 'assumed'],
     ['CCBot', 'crawler-commons', 'assumed'],
+    ['Scrapy', 'scrapy-protego', 'known'],
+    ['Nutch', 'crawler-commons', 'known'],
     ['GPTBot', 'unknown', 'unknown'],
     ['Applebot', 'unknown', 'unknown'],
   ])('%s parser: %s (%s)', (token, profile, basis) => {

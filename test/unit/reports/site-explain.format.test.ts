@@ -103,6 +103,7 @@ function explanation(over: Partial<SiteExplanation['verdict']>, extra: Partial<S
     robotsTxt: null,
     robotsTxtNote: null,
     parser: { profile: 'unknown', basis: 'unknown', source: null, read: '2026-11-24' },
+    parserVerdict: null,
     state: state({}),
     verdict: { allowed: false, decidedBy: 'rule', rule: null, group: null, engineReason: null, ...over },
     ...extra,
@@ -209,6 +210,27 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
         POLICY_LINE,
       ],
     ],
+    [
+      "a verdict under the crawler's own parser that differs from Google's, with the profile and known/assumed",
+      explanation(
+        { rule: { line: 2, kind: 'disallow', value: '/private', pattern: '/private', viaIndexHtml: false }, group: { kind: 'global', userAgents: [{ value: '*', line: 1 }] } },
+        {
+          userAgent: 'Scrapy',
+          followedAgent: 'Scrapy',
+          followed: { rule: 'star', agent: 'Scrapy', source: null },
+          parser: { profile: 'scrapy-protego', basis: 'known', source: 'https://docs.scrapy.org/x', read: '2026-11-24' },
+          parserVerdict: { profile: 'scrapy-protego', basis: 'known', source: 'https://docs.scrapy.org/x', allowed: true, line: null },
+        },
+      ),
+      [
+        'https://example.com/private/x for Scrapy: disallowed',
+        '  deciding line: line 2: Disallow: /private',
+        '  group: the * group: User-agent: * (line 1)',
+        "  parser: scrapy-protego (known, https://docs.scrapy.org/x); the verdict above is Google's parser's",
+        "  under its parser: disallowed by Google's parser; allowed under scrapy-protego (known)",
+        POLICY_LINE,
+      ],
+    ],
   ])('%s', (_name, x, lines) => {
     expect(formatExplanation(x)).toBe(`${lines.join('\n')}\n`);
   });
@@ -224,6 +246,7 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
       followed: { rule: 'own', agent: 'GPTBot', source: null },
       robotsTxt: null,
       parser: { profile: 'unknown', basis: 'unknown', source: null },
+      parserVerdict: null,
       allowed: false,
       decidedBy: 'rule',
       rule: { line: 2, kind: 'disallow', value: '/p', pattern: '/p', viaIndexHtml: false },

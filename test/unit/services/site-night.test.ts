@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_VERSION } from '../../../src/robots/index.js';
+import { ENGINE_VERSION, PARSER_VERDICTS_KEY } from '../../../src/robots/index.js';
 import type { FetchOutcome } from '../../../src/policy/index.js';
 import { evaluationKey, targetsHash, computeSiteNight } from '../../../src/services/site-night.js';
 import type { EvaluationTarget, PreviousNight, SiteNight, VerdictSpan } from '../../../src/services/site-night.js';
@@ -258,7 +258,8 @@ describe('what decides the verdicts changed: they are evaluated again', () => {
     const h = incremental.digest().subarray(0, 16);
     expect(targetsHash(list).toString('hex')).toBe(h.toString('hex'));
     const sha = Buffer.alloc(32, 7);
-    const key = createHash('sha256').update(`${ENGINE_VERSION}\nrules\n${sha.toString('hex')}\n`).update(h).digest().subarray(0, 16);
+    // PARSER_VERDICTS_KEY (which crawlers get a verdict under their own parser) changes the key as ENGINE_VERSION does.
+    const key = createHash('sha256').update(`${ENGINE_VERSION}\n${PARSER_VERDICTS_KEY}\nrules\n${sha.toString('hex')}\n`).update(h).digest().subarray(0, 16);
     expect(evaluationKey('rules', sha, h).toString('hex')).toBe(key.toString('hex'));
   });
 });
