@@ -10,6 +10,8 @@
  * body, a huge array), so a retried batch would meet them again: the site is isolated instead.
  */
 
+import { DrizzleQueryError } from 'drizzle-orm';
+
 /** SQLSTATE classes that say nothing about the rows: connection, operator, rollback, system. */
 const TRANSIENT_SQLSTATE_CLASSES = new Set(['08', '40', '55', '57', '58']);
 /** 53300 too_many_connections: the only resource error that is about the server, not the work asked of it. */
@@ -17,6 +19,10 @@ const TRANSIENT_SQLSTATES = new Set(['53300']);
 
 export function isTransientDbError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  // drizzle wraps what node-postgres threw ("Failed query: ..."), keeping it as the cause: judge
+  // that. Without this, a query of a drizzle repo on a connection the server ended (57P01) read
+  // as a refused row.
+  if (err instanceof DrizzleQueryError && err.cause instanceof Error) return isTransientDbError(err.cause);
   // "Invalid string length", "Invalid array length", an allocation that failed: this site's size.
   if (err instanceof RangeError || /out of memory|heap/i.test(err.message)) return false;
   const code = (err as { code?: unknown }).code;

@@ -5,6 +5,7 @@
  * one night asks for, so a retried batch would meet them again and again.
  */
 import { describe, expect, it } from 'vitest';
+import { DrizzleQueryError } from 'drizzle-orm';
 import { isTransientDbError } from '../../../src/db/db-errors.js';
 
 const pgError = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
@@ -29,6 +30,9 @@ describe('isTransientDbError', () => {
     ['22003 numeric_value_out_of_range', pgError('22003'), false],
     ['23505 unique_violation', pgError('23505'), false],
     ['not an Error', 'Connection terminated', false],
+    ['drizzle wrapping 57P01 admin_shutdown (a connection the server ended)', new DrizzleQueryError('select 1', [], pgError('57P01', 'terminating connection due to administrator command')), true],
+    ['drizzle wrapping 23505 unique_violation', new DrizzleQueryError('insert ...', [], pgError('23505')), false],
+    ['drizzle wrapping XX000 internal_error', new DrizzleQueryError('insert ...', [], pgError('XX000')), false],
   ])('%s -> %s', (_name, err, transient) => {
     expect(isTransientDbError(err)).toBe(transient);
   });
