@@ -5,6 +5,7 @@
  */
 import { Option } from 'commander';
 import type { CliIo } from './io.js';
+import { terminalText } from '../reports/terminal-text.js';
 import { canonicalUrl } from '../robots/origin.js';
 import { PARSER_PROFILES, PARSER_PROFILE_INFO, parseForProfile } from '../robots/profiles/index.js';
 import type { ParserProfileName, ProfileParsed } from '../robots/profiles/index.js';
@@ -21,7 +22,7 @@ export function checkWithProfile(profile: ParserProfileName, body: Uint8Array, i
   const info = PARSER_PROFILE_INFO[profile];
   const label = `${profile}, ${info.version}${info.basis === 'assumed' ? ', assumed' : ''}`;
   const fail = (input: string, message: string) =>
-    io.stdout.write(json ? `${JSON.stringify({ input, profile, error: message })}\n` : `${'error'.padEnd(VERDICT_WIDTH)}  ${input}  (${message})\n`);
+    io.stdout.write(json ? `${JSON.stringify({ input, profile, error: message })}\n` : `${terminalText(`${'error'.padEnd(VERDICT_WIDTH)}  ${input}  (${message})`)}\n`);
   let parsed: ProfileParsed;
   try {
     parsed = parseForProfile(profile, body);
@@ -48,7 +49,7 @@ export function checkWithProfile(profile: ParserProfileName, body: Uint8Array, i
           io.stdout.write(`${JSON.stringify({ input, url, ua, profile, basis: info.basis, allowed: v.allowed, line: v.line ?? null })}\n`);
         } else {
           const where = v.line === undefined ? (profile === 'node-robots-parser' ? 'no rule matched' : 'the library names no line') : `line ${v.line}`;
-          io.stdout.write(`${(v.allowed ? 'allowed' : 'disallowed').padEnd(VERDICT_WIDTH)}  ${showAgent ? `${ua}  ` : ''}${url}  (${label}; ${where})\n`);
+          io.stdout.write(`${terminalText(`${(v.allowed ? 'allowed' : 'disallowed').padEnd(VERDICT_WIDTH)}  ${showAgent ? `${ua}  ` : ''}${url}  (${label}; ${where})`)}\n`);
         }
       } catch (err) {
         failed = true;

@@ -30,6 +30,12 @@ describe('check --profile', () => {
     expect(JSON.parse(run.stdout)).toEqual({ input: 'example.com/a', url: 'https://example.com/a', ua: 'GPTBot', profile: 'python-urllib', basis: 'exact', allowed: false, line: null });
   });
 
+  it('shows control bytes it was given as visible markers, as check does (never raw to the terminal)', async () => {
+    const run = await runCli(['check', '--robots', EXAMPLE, '--ua', 'GPTBot', '--ua', 'x\u001b[2J', '--profile', 'python-urllib', 'https://example.com/a', 'https://exa\u0007mple.com:99999/']);
+    expect(run.stdout).not.toMatch(/[\u0007\u001b]/);
+    expect(run.stdout).toContain('x<U+001B>[2J');
+  });
+
   it('refuses an unknown profile', async () => {
     const run = await runCli(['check', '--robots', EXAMPLE, '--ua', 'GPTBot', '--profile', 'perl', 'https://example.com/']);
     expect(run.code).not.toBe(0);
