@@ -105,8 +105,8 @@ function listSites(value: unknown, out: ListSite[] = []): ListSite[] {
   return out;
 }
 
-/** A list of strings whose last entry counts what was left out, read apart. */
-function readStringList(list: readonly string[]): { listed: string[]; more: number; what: string | null } {
+/** A list of strings whose last entry counts what was left out, read apart (`more` is 0 when none does). */
+export function readCountedList(list: readonly string[]): { listed: string[]; more: number; what: string | null } {
   const last = list.at(-1);
   const m = last === undefined ? null : MORE_ENTRY.exec(last);
   if (m === null) return { listed: [...list], more: 0, what: null };
@@ -146,7 +146,7 @@ const COUNT_ENTRY_BYTES = 64;
 function cutList(site: ListSite, need: number): void {
   const { owner, key, list } = site;
   if (list.every((item) => typeof item === 'string')) {
-    const { listed, more, what } = readStringList(list as string[]);
+    const { listed, more, what } = readCountedList(list as string[]);
     const drop = entriesToDrop(listed, need + COUNT_ENTRY_BYTES);
     owner[key] = [...listed.slice(0, listed.length - drop), moreEntry(more + drop, what ?? ENTRY_NAMES[key] ?? 'entries')];
     return;

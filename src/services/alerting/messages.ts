@@ -8,7 +8,7 @@
  * Slack message keeps within 50 blocks, 3,000 characters a section and a budget for all blocks.
  */
 import type { AlertDetails, AlertDraft, AlertFlip, AlertKind, AlertSeverity } from './alert-rules.js';
-import { boundAlertDetails, boundTitle } from './alert-bounds.js';
+import { boundAlertDetails, boundTitle, readCountedList } from './alert-bounds.js';
 import {
   SLACK_BLOCKS_BUDGET_CHARS,
   SLACK_DIFF_MAX_CHARS,
@@ -273,6 +273,27 @@ function codeBlock(text: string, max: number): string {
 
 const verdict = (v: boolean | null) => (v === null ? 'none' : v ? 'allowed' : 'disallowed');
 
+/**
+ * The entries of a list of the details, each after `sign`, as many as fit in `max` characters
+ * once escaped, and a last line that counts the others: those the list itself counted (its
+ * `… and N more` entry) and those left out here.
+ */
+function countedLines(sign: string, list: readonly string[], what: string, max: number): string[] {
+  const { listed, more } = readCountedList(list);
+  const out: string[] = [];
+  let used = 0;
+  for (const entry of listed) {
+    const line = `${sign} ${entry}`;
+    // Room kept for the last line.
+    if (used + escapeMrkdwn(line).length + 1 > max - 40) break;
+    out.push(line);
+    used += escapeMrkdwn(line).length + 1;
+  }
+  const left = more + listed.length - out.length;
+  if (left > 0) out.push(`${sign} … and ${left} more ${what}`);
+  return out;
+}
+
 function flipLine(f: AlertFlip): string {
   const rule = f.ruleAfter ?? f.ruleBefore;
   const why = rule ? ` (line ${rule.line}: ${rule.kind === 'allow' ? 'Allow' : 'Disallow'}: ${rule.value})` : '';
@@ -304,7 +325,9 @@ export function slackAlertMessage(alert: AlertDraft, options: AlertMessageOption
     blocks.push(section(fitLines(lines, SLACK_SECTION_MAX_CHARS - 40)));
   }
   if (d.sitemapsAdded?.length || d.sitemapsRemoved?.length) {
-    const lines = [...(d.sitemapsRemoved ?? []).map((u) => `- ${u}`), ...(d.sitemapsAdded ?? []).map((u) => `+ ${u}`)];
+    // Each way gets half the section, and says how many it does not show: 8,000 sitemaps changed fill no section.
+    const room = Math.floor((SLACK_SECTION_MAX_CHARS - 40) / 2);
+    const lines = [...countedLines('-', d.sitemapsRemoved ?? [], 'sitemaps', room), ...countedLines('+', d.sitemapsAdded ?? [], 'sitemaps', room)];
     blocks.push(section(codeBlock(lines.join('\n'), SLACK_SECTION_MAX_CHARS)));
   }
   const diffText = options.textDiff ?? (d.diffLines && d.diffLines.length > 0 ? d.diffLines.join('\n') : undefined);

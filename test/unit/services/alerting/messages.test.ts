@@ -345,6 +345,27 @@ describe('issue 26: every message under its maximum, whatever the alert holds', 
     expect(allText(message)).toContain(alert.origin);
   });
 
+  it.each([
+    ['a few each way: all shown', 3, 2, []],
+    ['thousands each way, cut by the rules: the first shown each way, the others counted', 8_127, 8_127, ['-', '+']],
+  ])('Slack, sitemaps changed, %s', (_, removed, added, counted) => {
+    const urls = (n: number, v: string) => Array.from({ length: n }, (_, i) => `https://a.example/sitemaps/${v}/products-${i}.xml`);
+    const before = `${BASE}${urls(removed, 'v1').map((u) => `Sitemap: ${u}`).join('\n')}\n`;
+    const after = `${BASE}${urls(added, 'v2').map((u) => `Sitemap: ${u}`).join('\n')}\n`;
+    const night = nightFor('https://a.example', 's1', after);
+    const rulesDiff = diffRobotsTxt(parseRobotsTxt(before), parseRobotsTxt(after));
+    const [alert] = alertsForSiteNight({ ...night, change: { ...night.change, rulesDiff, kinds: rulesDiff.kinds } });
+    expect(alert!.kind).toBe('sitemaps_changed');
+    const message = slackAlertMessage(alert!, { raisedAt });
+    expectWithinSlackLimits(message);
+    const code = allText(message).split('```')[1]!;
+    for (const [sign, total] of [['-', removed], ['+', added]] as const) {
+      const shown = code.split('\n').filter((l) => l.startsWith(`${sign} https:`)).length;
+      if (counted.includes(sign)) expect(code).toContain(`${sign} … and ${total - shown} more sitemaps`);
+      else expect(shown).toBe(total);
+    }
+  });
+
   it(`Slack digest of 5,000 alerts with titles of hidden characters: under ${SLACK_BODY_MAX_BYTES / 1024} KiB`, () => {
     const template = alertsOf('https://a.example', 's1')[0]!;
     const alerts = Array.from({ length: 5_000 }, (_, i): AlertDraft => ({ ...template, siteId: `s${i}`, origin: `https://s${i}.example`, title: '\u0001'.repeat(5_000) }));
