@@ -83,7 +83,7 @@ describe('namesAtMost and boundTitle: a title names a few and counts the rest', 
 
 describe('jsonbTextBytes: the bytes of `details::text`', () => {
   // As Postgres 16 prints a jsonb: ", " between entries, ": " after keys, JSON escapes, UTF-8
-  // (checked against the server itself in test/integration/alerting/alert-bounds.int.test.ts).
+  // (checked against the server itself in test/integration/pipeline/nightly-alert-sizes.int.test.ts).
   it.each([
     ['an empty object', {}, '{}'],
     ['a list', { a: [1, 'x', null] }, '{"a": [1, "x", null]}'],
