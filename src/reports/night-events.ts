@@ -8,7 +8,7 @@
  */
 import type pg from 'pg';
 import type { FlipRule } from '../db/schema.js';
-import { describeRobotsDiff } from '../robots/diff.js';
+import { DEFAULT_TEXT_DIFF_MAX_LINE_CHARS, describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { move } from './report-changes.js';
 import { ruleText } from './report-flips.js';
@@ -17,6 +17,21 @@ import type { Severity } from './web-events.js';
 
 /** Lines of a night's rule diff shown per site, at most (the rest counted). */
 export const MAX_RULE_DIFF_LINES = 200;
+
+/**
+ * A night's semantic diff as a page shows it: at most MAX_RULE_DIFF_LINES lines, the rest
+ * counted, each cut as a line of the text diff is (a group line names every user-agent of its
+ * token: 12,000 of them in a 500 KiB file). The night page and the changes feed read it.
+ */
+export function semanticLines(diff: RobotsDiff | null): string[] {
+  const all = diff ? describeRobotsDiff(diff) : [];
+  const max = DEFAULT_TEXT_DIFF_MAX_LINE_CHARS;
+  const shown = all.slice(0, MAX_RULE_DIFF_LINES).map((l) => {
+    const line = l.trim();
+    return line.length <= max ? line : `${line.slice(0, max)}… (${line.length - max} more characters)`;
+  });
+  return all.length <= MAX_RULE_DIFF_LINES ? shown : [...shown, `… and ${all.length - MAX_RULE_DIFF_LINES} more lines`];
+}
 
 /** Why a site's events happened: the rules of a new file, the fetch, the 30-day fallback, its first night. */
 export const NIGHT_CAUSES = ['outcome', 'fallback', 'rules', 'first_seen', 'other'] as const;
@@ -295,9 +310,8 @@ export function groupByCause(events: SiteNightEvents): CauseLine[] {
     if (c.policyFrom !== null && c.policyFrom !== c.policyTo) line(causeOf('policy')).what.push(`policy ${move(c.policyFrom, c.policyTo)}`);
     if (lines.has('first_seen')) line('first_seen').what.push(`first night: ${c.outcomeTo}, policy ${c.policyTo}`);
     if (lines.has('rules')) {
-      const all = c.ruleDiff ? describeRobotsDiff(c.ruleDiff).map((l) => l.trim()) : [];
       // A file of 15,000 user-agents changes 15,000 groups at once: a page lists the first lines.
-      const semantic = all.length <= MAX_RULE_DIFF_LINES ? all : [...all.slice(0, MAX_RULE_DIFF_LINES), `… and ${all.length - MAX_RULE_DIFF_LINES} more lines`];
+      const semantic = semanticLines(c.ruleDiff);
       line('rules').what.push(...(semantic.length > 0 ? semantic : ['the text changed; no crawler reads a difference']));
     }
   }

@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import type { FlipRule } from '../db/schema.js';
-import { describeRobotsDiff } from '../robots/diff.js';
+import { semanticLines } from './night-events.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { ruleText } from './report-flips.js';
 import { ALERT_KINDS } from '../services/alerting/alert-rules.js';
@@ -288,7 +288,8 @@ function toEvent(r: EventRow): SiteEvent {
   const type: EventType = r.rank === 1 ? 'change' : r.rank === 2 ? 'flip' : 'alert';
   let summary: string;
   if (type === 'change') {
-    const semantic = r.rule_diff ? describeRobotsDiff(r.rule_diff).map((l) => l.trim()) : [];
+    // As the night page lists them: 8,000 sitemaps changed are not one line of 1 MB.
+    const semantic = semanticLines(r.rule_diff);
     const moves = [r.outcome_from !== r.outcome_to && r.outcome_from !== null ? move(r.outcome_from, r.outcome_to) : null,
       r.policy_from !== r.policy_to && r.policy_from !== null ? move(r.policy_from, r.policy_to) : null].filter((m) => m !== null);
     summary = [...moves, ...semantic].join('; ');

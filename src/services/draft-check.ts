@@ -25,7 +25,7 @@ import type { Diagnostic } from '../robots/types.js';
 import { GLOBAL_AGENT } from '../robots/user-agent.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import type { CrawlerCategory } from '../crawlers/index.js';
-import { alertsForSiteNight } from './alerting/alert-rules.js';
+import { alertsForSiteNight, CRITICAL_DISALLOW_ALL_TOKENS } from './alerting/alert-rules.js';
 import type { AgentFamily, AlertDetails, AlertKind, AlertSeverity, FlipRule, SiteNightChange, VerdictFlip } from './alerting/alert-rules.js';
 import { SEVERITIES } from './alerting/severities.js';
 import { policyEvaluator } from './policy-evaluator.js';
@@ -317,7 +317,9 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
 /**
  * The draft's lines an alert stands for, read from its data: the deciding lines of the flips it
  * lists (all of them, not only those its details keep), the disallow-everything rules added for
- * the agents it names, the groups that leave a `*` path open. Sorted, each once.
+ * the agents it is about (the critical tokens', read from the diff: its details list only the
+ * first MAX_AGENTS_PER_ALERT user-agent values), the groups that leave a `*` path open. Sorted,
+ * each once.
  */
 function draftLinesOf(details: AlertDetails, flips: readonly DraftFlip[], diff: RobotsDiff): number[] {
   const lines = new Set<number>();
@@ -325,7 +327,7 @@ function draftLinesOf(details: AlertDetails, flips: readonly DraftFlip[], diff: 
   for (const gap of details.gaps ?? []) lines.add(gap.groupLine);
   if (details.agents) {
     for (const agent of diff.agents) {
-      if (!agent.disallowAllAdded || !agent.userAgents.some((u) => details.agents!.includes(u))) continue;
+      if (!agent.disallowAllAdded || !CRITICAL_DISALLOW_ALL_TOKENS.includes(agent.token)) continue;
       for (const r of agent.rulesAdded) if (r.kind === 'disallow' && isMatchEverythingPattern(r.pattern)) lines.add(r.line);
     }
   }

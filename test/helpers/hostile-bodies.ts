@@ -21,11 +21,12 @@ export function letterName(i: number): string {
 /**
  * One group of `agents` distinct user-agent lines over `rules` rules (one disallow in five,
  * paths reused once the short ones run out): by default 15,000 agents and 27,000 rules, the
- * shape issue 17 measured, in under 500 KiB.
+ * shape issue 17 measured, in under 500 KiB. `prefix` (letters) starts every agent's name, so
+ * that two prefixes give two files that share no agent.
  */
-export function manyAgentsOneGroup(agents = 15_000, rules = 27_000): Uint8Array {
+export function manyAgentsOneGroup(agents = 15_000, rules = 27_000, prefix = ''): Uint8Array {
   const lines: string[] = [];
-  for (let i = 0; i < agents; i++) lines.push(`user-agent:${letterName(i)}`);
+  for (let i = 0; i < agents; i++) lines.push(`user-agent:${prefix}${letterName(i)}`);
   for (let i = 0; i < rules; i++) {
     const path = `/${(i % 1296).toString(36)}`;
     lines.push(i % 5 === 0 ? `disallow:${path}` : `allow:${path}`);
@@ -33,4 +34,46 @@ export function manyAgentsOneGroup(agents = 15_000, rules = 27_000): Uint8Array 
   const body = new TextEncoder().encode(lines.join('\n') + '\n');
   if (body.length >= GOOGLE_CUT_BYTES) throw new Error(`hostile body is ${body.length} bytes, past the 500 KiB cut`);
   return body;
+}
+
+/** Bytes the bodies below fill: just under the cut, the whole of it read. */
+const NEAR_CUT_BYTES = GOOGLE_CUT_BYTES - 1024;
+
+/** `head`, then the lines `line(0)`, `line(1)`, ... while they fit in NEAR_CUT_BYTES. */
+function filledWith(head: string, line: (i: number) => string): Uint8Array {
+  const lines = head === '' ? [] : [head];
+  let size = head.length + 1;
+  for (let i = 0; ; i++) {
+    const next = line(i);
+    if (size + next.length + 1 > NEAR_CUT_BYTES) break;
+    lines.push(next);
+    size += next.length + 1;
+  }
+  return new TextEncoder().encode(lines.join('\n') + '\n');
+}
+
+/**
+ * About 500 KiB of `Sitemap:` lines (some 9,000), each URL naming `version`: two versions share
+ * no sitemap, so the night from one to the other changes every one of them (issue 26).
+ */
+export function manySitemaps(version: string): Uint8Array {
+  return filledWith('User-agent: *\nDisallow: /private/', (i) => `Sitemap: https://www.example.com/sitemaps/${version}/products-${i}.xml`);
+}
+
+/**
+ * About 500 KiB of one other record (R6: a key Google knows and does not use) in the `*` group,
+ * each value naming `version`: one record with some 12,000 values, all changed between versions.
+ */
+export function manyRecords(key: 'Content-Signal' | 'Clean-param', version: string): Uint8Array {
+  const value = key === 'Content-Signal' ? (i: number) => `search=yes, ai-train=no, v=${version}${i}` : (i: number) => `${version}${i}&sid /catalog/`;
+  return filledWith('User-agent: *\nDisallow: /private/', (i) => `${key}: ${value(i)}`);
+}
+
+/**
+ * About 500 KiB of groups, one agent each (named by `prefix` and letters) with a `Crawl-delay`
+ * and a rule: some 14,000 agents, each its own record scope, so a change of prefix changes as
+ * many groups and as many records.
+ */
+export function manyAgentGroups(prefix: string): Uint8Array {
+  return filledWith('', (i) => `User-agent: ${prefix}${letterName(i)}\nCrawl-delay: 5\nDisallow: /`);
 }

@@ -50,6 +50,11 @@
  *   start alert named the version that came back; src/policy/flapping.ts, `quiet`).
  * - Challenges: one alert when they start (raised on a site's first night too: the user can act
  *   on it), one when they end; a challenged night changes no policy, so it raises nothing else.
+ * - Size: an alert is a message, and a robots.txt of 500 KiB may change 8,000 sitemaps or
+ *   15,000 agents at once. Every list of its details is listed up to a limit and the rest counted,
+ *   its title names up to MAX_TITLE_NAMES, and its details as a whole stay under
+ *   MAX_ALERT_DETAILS_BYTES (size-limits.ts, alert-bounds.ts). The night's full diff is stored with
+ *   its change.
  */
 import { createHash } from 'node:crypto';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.js';
@@ -58,6 +63,15 @@ import { describeRobotsDiff } from '../../robots/diff.js';
 import type { RuleKind } from '../../robots/types.js';
 import type { StarRuleGap } from '../../robots/star-rule-gaps.js';
 import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../../http/challenge.js';
+import { boundAlertDetails, boundTitle, clipText, listedAtMost, namesAtMost } from './alert-bounds.js';
+import {
+  MAX_AGENTS_PER_ALERT,
+  MAX_DIFF_LINE_CHARS,
+  MAX_DIFF_LINES_PER_ALERT,
+  MAX_FLIPS_PER_ALERT,
+  MAX_RECORD_VALUES_PER_LINE,
+  MAX_SITEMAPS_PER_ALERT,
+} from './size-limits.js';
 
 export type AlertSeverity = 'critical' | 'warning' | 'info';
 
@@ -212,20 +226,25 @@ export const SEVERITY_OF: Readonly<Record<AlertKind, AlertSeverity>> = Object.fr
 /** Agents whose new disallow-everything rule is critical: the two big search engines and the default group. */
 export const CRITICAL_DISALLOW_ALL_TOKENS: readonly string[] = ['*', 'googlebot', 'bingbot'];
 
-/** Flips kept in one alert's details; the count of all of them is kept beside. */
-export const MAX_FLIPS_PER_ALERT = 200;
-/**
- * Lines of a rule diff, and agents added or removed, an alert lists at most (a file of 15,000
- * user-agents over one group changes 15,000 agents at once; an alert is a message, and the
- * night's full diff is stored with its change): the rest is counted in one last entry.
- */
-export const MAX_DIFF_LINES_PER_ALERT = 200;
-export const MAX_AGENTS_PER_ALERT = 100;
+// The limits of what one alert lists live with every other size limit (size-limits.ts).
+export { MAX_AGENTS_PER_ALERT, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT } from './size-limits.js';
 
-/** At most `max` entries, the rest counted in a last one (`… and 14,900 more`). */
-function listedAtMost(values: readonly string[], max: number, what: string): string[] {
-  if (values.length <= max) return [...values];
-  return [...values.slice(0, max), `… and ${values.length - max} more ${what}`];
+/** Lines of a semantic diff as an alert lists them: each cut to MAX_DIFF_LINE_CHARS, at most MAX_DIFF_LINES_PER_ALERT. */
+function diffLinesOf(lines: readonly string[]): string[] {
+  return listedAtMost(
+    lines.map((l) => clipText(l, MAX_DIFF_LINE_CHARS)),
+    MAX_DIFF_LINES_PER_ALERT,
+    'lines',
+  );
+}
+
+/**
+ * The records of a diff with at most MAX_RECORD_VALUES_PER_LINE values on each side (10,000
+ * `Clean-param:` lines outside any group are one record whose line would list them all).
+ */
+function recordsShown(diff: RobotsDiff): RobotsDiff {
+  const values = (v: string[]) => listedAtMost(v, MAX_RECORD_VALUES_PER_LINE, 'values');
+  return { ...diff, records: diff.records.map((r) => ({ ...r, before: values(r.before), after: values(r.after) })) };
 }
 
 /** Families of `user-agents.json`. */
@@ -340,18 +359,25 @@ export interface AlertFlip {
   ruleAfter: FlipRule | null;
 }
 
-/** JSON-ready details; which fields are set depends on the kind. */
+/**
+ * JSON-ready details; which fields are set depends on the kind. Every list is bounded
+ * (size-limits.ts): a list of strings cut at its limit ends with `… and N more <what>`, a list of
+ * objects has its count of all beside (`flipsTotal`); every string is at most
+ * MAX_DETAIL_TEXT_CHARS, and the whole at most MAX_ALERT_DETAILS_BYTES.
+ */
 export interface AlertDetails {
   /** Flips listed by this alert (at most `MAX_FLIPS_PER_ALERT`). */
   flips?: AlertFlip[];
   /** How many flips there were in all. */
   flipsTotal?: number;
-  /** `disallow_all_added`: the user-agent values as written. */
+  /** `disallow_all_added`: the user-agent values as written (at most `MAX_AGENTS_PER_ALERT`). */
   agents?: string[];
-  /** The semantic diff as lines (`describeRobotsDiff`). */
+  /** The semantic diff as lines (`describeRobotsDiff`; at most `MAX_DIFF_LINES_PER_ALERT`, each cut to `MAX_DIFF_LINE_CHARS`). */
   diffLines?: string[];
+  /** Agents whose group appeared, and went (at most `MAX_AGENTS_PER_ALERT` each). */
   agentsAdded?: string[];
   agentsRemoved?: string[];
+  /** Sitemap URLs that appeared, and went (at most `MAX_SITEMAPS_PER_ALERT` each). */
   sitemapsAdded?: string[];
   sitemapsRemoved?: string[];
   policy?: {
@@ -375,6 +401,11 @@ export interface AlertDetails {
   };
   /** `challenge_started` / `challenge_ended`: who answered, how we knew, what to let through. */
   challenge?: { vendor: ChallengeVendor | null; signal: string | null; status: number | null; userAgent: string | null; since: string | null; action?: string };
+  /**
+   * Set when the details passed MAX_ALERT_DETAILS_BYTES and their longest lists were cut further
+   * than their own limits (alert-bounds.ts); their counts still say how many there were.
+   */
+  truncated?: boolean;
 }
 
 export interface AlertDraft {
@@ -436,8 +467,9 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   const { runId, origin, change } = input;
   const siteId = String(input.siteId);
   const out: AlertDraft[] = [];
+  // Every alert within its limits, whatever its kind put in it (size-limits.ts).
   const add = (kind: AlertKind, title: string, details: AlertDetails, severity: AlertSeverity = SEVERITY_OF[kind]) =>
-    out.push({ dedupeKey: alertDedupeKey(runId, siteId, kind), severity, kind, title, runId, siteId, origin, details });
+    out.push({ dedupeKey: alertDedupeKey(runId, siteId, kind), severity, kind, title: boundTitle(title), runId, siteId, origin, details: boundAlertDetails(details) });
 
   const firstNight = change.policyFrom === null;
   const policy: AlertDetails['policy'] = {
@@ -487,9 +519,9 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   const disallowAll = (diff?.agents ?? []).filter((a) => a.disallowAllAdded && CRITICAL_DISALLOW_ALL_TOKENS.includes(a.token));
   if (disallowAll.length > 0) {
     const agents = distinct(disallowAll.flatMap((a) => a.userAgents));
-    add('disallow_all_added', `Disallow: / added for ${agents.join(', ')} on ${origin}`, {
-      agents,
-      diffLines: listedAtMost(describeRobotsDiff(diff!, ['rules']), MAX_DIFF_LINES_PER_ALERT, 'lines'),
+    add('disallow_all_added', `Disallow: / added for ${namesAtMost(agents)} on ${origin}`, {
+      agents: listedAtMost(agents, MAX_AGENTS_PER_ALERT, 'user-agents'),
+      diffLines: diffLinesOf(describeRobotsDiff(diff!, ['rules'])),
     });
   }
 
@@ -502,7 +534,7 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   if (diff && change.kinds.includes('rules')) {
     const changed = diff.agents.length + (diff.agentsNotListed ?? 0);
     add('rules_changed', `robots.txt rules changed on ${origin}: ${plural(changed, 'user-agent')} affected`, {
-      diffLines: listedAtMost(describeRobotsDiff(diff, ['rules']), MAX_DIFF_LINES_PER_ALERT, 'lines'),
+      diffLines: diffLinesOf(describeRobotsDiff(diff, ['rules'])),
       agentsAdded: listedAtMost(diff.agentsAdded, MAX_AGENTS_PER_ALERT, 'user-agents'),
       agentsRemoved: listedAtMost(diff.agentsRemoved, MAX_AGENTS_PER_ALERT, 'user-agents'),
     });
@@ -511,8 +543,13 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   const gaps = firstNight ? [] : (change.starGapsOpened ?? []);
   if (gaps.length > 0) {
     const crawlers = distinct(gaps.flatMap((g) => g.tokens));
-    add('star_rules_bypassed', `${plural(gaps.length, 'path')} disallowed for * now open to ${crawlers.join(', ')} on ${origin} (their own group does not repeat them)`, {
-      gaps: gaps.slice(0, MAX_FLIPS_PER_ALERT).map((g) => ({ crawlers: g.tokens, path: g.path, starLine: g.starLine, groupLine: g.groupLine })),
+    add('star_rules_bypassed', `${plural(gaps.length, 'path')} disallowed for * now open to ${namesAtMost(crawlers)} on ${origin} (their own group does not repeat them)`, {
+      gaps: gaps.slice(0, MAX_FLIPS_PER_ALERT).map((g) => ({
+        crawlers: listedAtMost(g.tokens, MAX_AGENTS_PER_ALERT, 'user-agents'),
+        path: g.path,
+        starLine: g.starLine,
+        groupLine: g.groupLine,
+      })),
       gapsTotal: gaps.length,
     });
   }
@@ -551,13 +588,14 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   if (diff && change.kinds.includes('sitemaps')) {
     const n = diff.sitemapsAdded.length + diff.sitemapsRemoved.length;
     add('sitemaps_changed', `${plural(n, 'sitemap')} changed on ${origin}`, {
-      sitemapsAdded: diff.sitemapsAdded,
-      sitemapsRemoved: diff.sitemapsRemoved,
+      sitemapsAdded: listedAtMost(diff.sitemapsAdded, MAX_SITEMAPS_PER_ALERT, 'sitemaps'),
+      sitemapsRemoved: listedAtMost(diff.sitemapsRemoved, MAX_SITEMAPS_PER_ALERT, 'sitemaps'),
     });
   }
   if (diff && change.kinds.includes('records')) {
-    add('records_changed', `robots.txt directives changed on ${origin}: ${diff.records.map((r) => r.key).join(', ')}`, {
-      diffLines: describeRobotsDiff(diff, ['records']),
+    // Each key once: 15,000 groups with a crawl-delay are one key to name.
+    add('records_changed', `robots.txt directives changed on ${origin}: ${namesAtMost(distinct(diff.records.map((r) => r.key)))}`, {
+      diffLines: diffLinesOf(describeRobotsDiff(recordsShown(diff), ['records'])),
     });
   }
   if (!firstNight && change.kinds.includes('comments_only')) {
@@ -598,7 +636,7 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
       const why = flapping.cause === 'disagreed' ? 'two answers of one night disagree' : 'it came back to a version of the last nights';
       add(
         'flapping_started',
-        `robots.txt flapping on ${origin} between ${plural(flapping.versions.length, 'version')} (${flapping.versions.map(short).join(', ')}): ${why}; ${plural(flapping.differences.length, 'verdict')} differ for crawlers`,
+        `robots.txt flapping on ${origin} between ${plural(flapping.versions.length, 'version')} (${namesAtMost(flapping.versions.map(short))}): ${why}; ${plural(flapping.differences.length, 'verdict')} differ for crawlers`,
         {
           flapping: {
             cause: flapping.cause,

@@ -8,24 +8,38 @@
  * as labelled values, so that a kind added to the alert rules later reads well without a change
  * here. A site's text (URLs, rules, titles) is data: escaped in HTML, and its control and
  * direction-changing characters shown as `<U+XXXX>` in both parts (house style, habit 13).
+ *
+ * Sizes (size-limits.ts): each part stays under its maximum (MAIL_TEXT_MAX_BYTES,
+ * MAIL_HTML_MAX_BYTES) whatever the alert holds. A digest lists sites while they fit and counts
+ * the alerts left out; past that (a site's text made of hidden characters, whose markers weigh
+ * far more than the characters), the heaviest list, table or code block is cut from its end, and
+ * a last line says how much was left out.
  */
 import { replaceHiddenChars, plainMarker, revealHiddenChars } from '../../robots/hidden-chars.js';
 import type { AlertDetails, AlertDraft, AlertFlip, AlertSeverity } from './alert-rules.js';
 import { outcomeLabel } from './alert-rules.js';
+import { boundAlertDetails, boundTitle, clipText } from './alert-bounds.js';
 import { severityLabel } from './messages.js';
+import {
+  MAIL_DIGEST_FLIPS_PER_ALERT,
+  MAIL_DIGEST_MAX_ALERTS,
+  MAIL_HTML_MAX_BYTES,
+  MAIL_MAX_FLIPS,
+  MAIL_SUBJECT_MAX_CHARS,
+  MAIL_TEXT_DIFF_MAX_CHARS,
+  MAIL_TEXT_MAX_BYTES,
+  MAIL_VALUE_MAX_CHARS,
+  MAX_ALERT_DETAILS_BYTES,
+  MAX_DETAIL_TEXT_CHARS,
+} from './size-limits.js';
 
-/** Flips listed in one alert mail; the count of all is said beside. */
-export const MAIL_MAX_FLIPS = 50;
-/** Characters of the text diff in one alert mail. */
-export const MAIL_TEXT_DIFF_MAX_CHARS = 10_000;
-/** Alerts listed in a digest mail; the others are counted. */
-export const MAIL_DIGEST_MAX_ALERTS = 500;
-/** Flips shown under each alert of a digest. */
-export const MAIL_DIGEST_FLIPS_PER_ALERT = 3;
-/** Characters of a subject line (RFC 5322 asks for lines under 78; mail clients cut long subjects anyway). */
-export const MAIL_SUBJECT_MAX_CHARS = 150;
-/** Characters of any one value rendered from an alert's details. */
-const VALUE_MAX_CHARS = 2_000;
+export {
+  MAIL_DIGEST_FLIPS_PER_ALERT,
+  MAIL_DIGEST_MAX_ALERTS,
+  MAIL_MAX_FLIPS,
+  MAIL_SUBJECT_MAX_CHARS,
+  MAIL_TEXT_DIFF_MAX_CHARS,
+} from './size-limits.js';
 
 export interface MailContent {
   subject: string;
@@ -50,12 +64,13 @@ export interface DigestMailOptions {
 // ---------------------------------------------------------------------------------------------
 // The content as blocks, rendered once as text and once as HTML.
 
+/** `cut`: entries (items, rows, lines) left out at the end to keep the mail within its size. */
 type Block =
   | { type: 'heading'; text: string; href?: string }
   | { type: 'fields'; rows: [string, string][] }
-  | { type: 'list'; title: string; items: string[] }
-  | { type: 'table'; title: string; head: string[]; rows: string[][] }
-  | { type: 'code'; title: string; text: string }
+  | { type: 'list'; title: string; items: string[]; cut?: number }
+  | { type: 'table'; title: string; head: string[]; rows: string[][]; cut?: number }
+  | { type: 'code'; title: string; text: string; cut?: number }
   | { type: 'link'; label: string; href: string }
   | { type: 'note'; text: string };
 
@@ -97,17 +112,17 @@ function flipRows(flips: readonly AlertFlip[]): string[][] {
 function detailBlocks(details: AlertDetails): Block[] {
   const blocks: Block[] = [];
   const fields: [string, string][] = [];
-  const known = new Set(['flips', 'flipsTotal', 'agents', 'diffLines', 'agentsAdded', 'agentsRemoved', 'sitemapsAdded', 'sitemapsRemoved', 'policy', 'gaps', 'gapsTotal']);
+  const known = new Set(['flips', 'flipsTotal', 'agents', 'diffLines', 'agentsAdded', 'agentsRemoved', 'sitemapsAdded', 'sitemapsRemoved', 'policy', 'gaps', 'gapsTotal', 'truncated']);
   if (details.policy) {
     const p = details.policy;
     fields.push(['Policy', `${p.from ?? 'none'} → ${p.to} (${p.reason}; robots.txt answered ${outcomeLabel(p.outcomeFrom)} → ${outcomeLabel(p.outcomeTo)})`]);
   }
-  if (details.agents?.length) fields.push(['Agents', details.agents.join(', ')]);
-  if (details.agentsAdded?.length) fields.push(['Groups added', details.agentsAdded.join(', ')]);
-  if (details.agentsRemoved?.length) fields.push(['Groups removed', details.agentsRemoved.join(', ')]);
+  if (details.agents?.length) fields.push(['Agents', cut(details.agents.join(', '), MAIL_VALUE_MAX_CHARS)]);
+  if (details.agentsAdded?.length) fields.push(['Groups added', cut(details.agentsAdded.join(', '), MAIL_VALUE_MAX_CHARS)]);
+  if (details.agentsRemoved?.length) fields.push(['Groups removed', cut(details.agentsRemoved.join(', '), MAIL_VALUE_MAX_CHARS)]);
   for (const [key, value] of Object.entries(details as Record<string, unknown>)) {
     if (known.has(key) || value === undefined) continue;
-    fields.push([labelOf(key), cut(valueText(value), VALUE_MAX_CHARS)]);
+    fields.push([labelOf(key), cut(valueText(value), MAIL_VALUE_MAX_CHARS)]);
   }
   if (fields.length > 0) blocks.push({ type: 'fields', rows: fields });
 
@@ -134,6 +149,9 @@ function detailBlocks(details: AlertDetails): Block[] {
     blocks.push({ type: 'list', title: 'Sitemaps', items: [...(details.sitemapsRemoved ?? []).map((u) => `- ${u}`), ...(details.sitemapsAdded ?? []).map((u) => `+ ${u}`)] });
   }
   if (details.diffLines?.length) blocks.push({ type: 'code', title: 'What changed, as crawlers read it', text: details.diffLines.join('\n') });
+  if (details.truncated) {
+    blocks.push({ type: 'note', text: `Lists of this alert were cut further than their own limits, to keep it under ${MAX_ALERT_DETAILS_BYTES / 1024} KiB; their counts say how many there were.` });
+  }
   return blocks;
 }
 
@@ -152,42 +170,54 @@ function subjectLine(text: string): string {
 
 const show = (text: string) => revealHiddenChars(text);
 
-function renderText(blocks: readonly Block[]): string {
+/** What a cut block says it left out, as its last line. */
+const cutLine = (b: { type: string; cut?: number }) =>
+  b.cut ? `… ${b.cut} more ${b.type === 'table' ? 'rows' : 'lines'} not shown (the size limit of this mail)` : null;
+
+/** One block of the text part: its lines, joined. */
+function blockText(b: Block): string {
   const out: string[] = [];
-  for (const b of blocks) {
-    switch (b.type) {
-      case 'heading':
-        out.push(show(b.text), '');
-        break;
-      case 'fields': {
-        const width = Math.max(...b.rows.map(([label]) => label.length));
-        for (const [label, value] of b.rows) out.push(`${`${label}:`.padEnd(width + 1)} ${show(value)}`);
-        out.push('');
-        break;
-      }
-      case 'list':
-        out.push(`${b.title}:`, ...b.items.map((i) => `  ${show(i)}`), '');
-        break;
-      case 'table':
-        out.push(`${b.title}:`);
-        for (const row of b.rows) {
-          out.push(`  ${show(row[0] ?? '')}`);
-          row.slice(1).forEach((cell, i) => out.push(`    ${b.head[i + 1]}: ${show(cell)}`));
-        }
-        out.push('');
-        break;
-      case 'code':
-        out.push(`${b.title}:`, ...show(b.text).replace(/\n+$/, '').split('\n').map((l) => `  ${l}`), '');
-        break;
-      case 'link':
-        out.push(`${b.label}: ${b.href}`, '');
-        break;
-      case 'note':
-        out.push('--', show(b.text));
-        break;
+  switch (b.type) {
+    case 'heading':
+      out.push(show(b.text), '');
+      break;
+    case 'fields': {
+      const width = Math.max(...b.rows.map(([label]) => label.length));
+      for (const [label, value] of b.rows) out.push(`${`${label}:`.padEnd(width + 1)} ${show(value)}`);
+      out.push('');
+      break;
     }
+    case 'list':
+      out.push(`${b.title}:`, ...b.items.map((i) => `  ${show(i)}`));
+      if (b.cut) out.push(`  ${cutLine(b)}`);
+      out.push('');
+      break;
+    case 'table':
+      out.push(`${b.title}:`);
+      for (const row of b.rows) {
+        out.push(`  ${show(row[0] ?? '')}`);
+        row.slice(1).forEach((cell, i) => out.push(`    ${b.head[i + 1]}: ${show(cell)}`));
+      }
+      if (b.cut) out.push(`  ${cutLine(b)}`);
+      out.push('');
+      break;
+    case 'code':
+      out.push(`${b.title}:`, ...show(b.text).replace(/\n+$/, '').split('\n').map((l) => `  ${l}`));
+      if (b.cut) out.push(`  ${cutLine(b)}`);
+      out.push('');
+      break;
+    case 'link':
+      out.push(`${b.label}: ${b.href}`, '');
+      break;
+    case 'note':
+      out.push('--', show(b.text));
+      break;
   }
-  return `${out.join('\n').trimEnd()}\n`;
+  return out.join('\n');
+}
+
+function renderText(blocks: readonly Block[]): string {
+  return `${blocks.map(blockText).join('\n').trimEnd()}\n`;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -203,41 +233,114 @@ const STYLE = {
   note: 'color: #656d76; font-size: 12px;',
 };
 
-function renderHtml(blocks: readonly Block[]): string {
-  const out: string[] = [];
-  for (const b of blocks) {
-    switch (b.type) {
-      case 'heading':
-        out.push(b.href ? `<h2><a href="${escapeHtml(b.href)}">${html(b.text)}</a></h2>` : `<h2>${html(b.text)}</h2>`);
-        break;
-      case 'fields':
-        out.push(`<table style="${STYLE.table}">${b.rows.map(([l, v]) => `<tr><th style="${STYLE.cell}">${escapeHtml(l)}</th><td style="${STYLE.cell}">${html(v)}</td></tr>`).join('')}</table>`);
-        break;
-      case 'list':
-        out.push(`<p><b>${escapeHtml(b.title)}</b></p><ul>${b.items.map((i) => `<li><code>${html(i)}</code></li>`).join('')}</ul>`);
-        break;
-      case 'table': {
-        const head = `<tr>${b.head.map((h) => `<th style="${STYLE.cell}">${escapeHtml(h)}</th>`).join('')}</tr>`;
-        const rows = b.rows.map((r) => `<tr>${r.map((c) => `<td style="${STYLE.cell}">${html(c)}</td>`).join('')}</tr>`).join('');
-        out.push(`<p><b>${escapeHtml(b.title)}</b></p><table style="${STYLE.table}">${head}${rows}</table>`);
-        break;
-      }
-      case 'code':
-        out.push(`<p><b>${escapeHtml(b.title)}</b></p><pre style="${STYLE.pre}">${html(b.text)}</pre>`);
-        break;
-      case 'link':
-        out.push(`<p><a href="${escapeHtml(b.href)}">${escapeHtml(b.label)}</a></p>`);
-        break;
-      case 'note':
-        out.push(`<p style="${STYLE.note}">${html(b.text)}</p>`);
-        break;
+/** One block of the HTML part. */
+function blockHtml(b: Block): string {
+  const cutNote = (block: { type: string; cut?: number }) => (block.cut ? `<p style="${STYLE.note}">${escapeHtml(cutLine(block)!)}</p>` : '');
+  switch (b.type) {
+    case 'heading':
+      return b.href ? `<h2><a href="${escapeHtml(b.href)}">${html(b.text)}</a></h2>` : `<h2>${html(b.text)}</h2>`;
+    case 'fields':
+      return `<table style="${STYLE.table}">${b.rows.map(([l, v]) => `<tr><th style="${STYLE.cell}">${escapeHtml(l)}</th><td style="${STYLE.cell}">${html(v)}</td></tr>`).join('')}</table>`;
+    case 'list':
+      return `<p><b>${escapeHtml(b.title)}</b></p><ul>${b.items.map((i) => `<li><code>${html(i)}</code></li>`).join('')}</ul>${cutNote(b)}`;
+    case 'table': {
+      const head = `<tr>${b.head.map((h) => `<th style="${STYLE.cell}">${escapeHtml(h)}</th>`).join('')}</tr>`;
+      const rows = b.rows.map((r) => `<tr>${r.map((c) => `<td style="${STYLE.cell}">${html(c)}</td>`).join('')}</tr>`).join('');
+      return `<p><b>${escapeHtml(b.title)}</b></p><table style="${STYLE.table}">${head}${rows}</table>${cutNote(b)}`;
     }
+    case 'code':
+      return `<p><b>${escapeHtml(b.title)}</b></p><pre style="${STYLE.pre}">${html(b.text)}</pre>${cutNote(b)}`;
+    case 'link':
+      return `<p><a href="${escapeHtml(b.href)}">${escapeHtml(b.label)}</a></p>`;
+    case 'note':
+      return `<p style="${STYLE.note}">${html(b.text)}</p>`;
   }
-  return `<!doctype html>\n<html><head><meta charset="utf-8"></head><body style="${STYLE.body}">\n${out.join('\n')}\n</body></html>\n`;
+}
+
+function renderHtml(blocks: readonly Block[]): string {
+  return `<!doctype html>\n<html><head><meta charset="utf-8"></head><body style="${STYLE.body}">\n${blocks.map(blockHtml).join('\n')}\n</body></html>\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sizes.
+
+const bytes = (text: string) => Buffer.byteLength(text);
+
+/** A field value shorter than this is not worth cutting further. */
+const SHORTEST_CUT_VALUE = 64;
+
+/** A block with entries it can leave out (list items, table rows, code lines, a long field value). */
+function canShrink(b: Block): boolean {
+  if (b.type === 'list') return b.items.length > 0;
+  if (b.type === 'table') return b.rows.length > 0;
+  if (b.type === 'code') return b.text.length > 0;
+  if (b.type === 'fields') return b.rows.some(([, v]) => v.length > SHORTEST_CUT_VALUE);
+  return false;
+}
+
+/** `b` without about `share` (0..1) of its weight: entries from its end, or the end of its long values. */
+function shrink(b: Block, share: number): Block {
+  const drop = (n: number) => Math.min(n, Math.max(1, Math.ceil(n * share)));
+  switch (b.type) {
+    case 'list': {
+      const n = drop(b.items.length);
+      return { ...b, items: b.items.slice(0, b.items.length - n), cut: (b.cut ?? 0) + n };
+    }
+    case 'table': {
+      const n = drop(b.rows.length);
+      return { ...b, rows: b.rows.slice(0, b.rows.length - n), cut: (b.cut ?? 0) + n };
+    }
+    case 'code': {
+      const lines = b.text.split('\n');
+      const n = drop(lines.length);
+      return { ...b, text: lines.slice(0, lines.length - n).join('\n'), cut: (b.cut ?? 0) + n };
+    }
+    case 'fields': {
+      // Every long value gives up its share: the rows are few, their values are what weighs.
+      const shorter = (value: string) => {
+        if (value.length <= SHORTEST_CUT_VALUE) return value;
+        const keep = Math.max(0, Math.floor(value.length * (1 - share)) - SHORTEST_CUT_VALUE);
+        return `${value.slice(0, keep)}… (cut: the size limit of this mail)`;
+      };
+      return { ...b, rows: b.rows.map(([label, value]): [string, string] => [label, shorter(value)]) };
+    }
+    default:
+      return b;
+  }
+}
+
+/**
+ * The blocks with both parts within MAIL_TEXT_MAX_BYTES and MAIL_HTML_MAX_BYTES: while a part is
+ * over, its heaviest block that can give something up leaves out what the overshoot weighs. A
+ * part weighs what its blocks weigh, and the separators and the frame around them (the text part
+ * may weigh a little less: its trailing blank lines are trimmed), so each block is rendered once,
+ * and again only when it is cut.
+ */
+function fitParts(blocks: readonly Block[]): Block[] {
+  const out = [...blocks];
+  const weigh = (b: Block) => ({ text: bytes(blockText(b)), html: bytes(blockHtml(b)) });
+  const weights = out.map(weigh);
+  const frame = { text: out.length, html: bytes(renderHtml([])) + out.length };
+  for (;;) {
+    const textOver = weights.reduce((n, w) => n + w.text, frame.text) - MAIL_TEXT_MAX_BYTES;
+    const htmlOver = weights.reduce((n, w) => n + w.html, frame.html) - MAIL_HTML_MAX_BYTES;
+    if (textOver <= 0 && htmlOver <= 0) return out;
+    const part = htmlOver / MAIL_HTML_MAX_BYTES >= textOver / MAIL_TEXT_MAX_BYTES ? 'html' : 'text';
+    const over = part === 'html' ? htmlOver : textOver;
+    let heaviest = -1;
+    for (let i = 0; i < out.length; i++) if (canShrink(out[i]!) && (heaviest < 0 || weights[i]![part] > weights[heaviest]![part])) heaviest = i;
+    // Headings, links and notes only: each is short by construction.
+    if (heaviest < 0) return out;
+    // A little more than the overshoot, for the line that says what was cut.
+    const share = Math.min(1, (over + 200) / weights[heaviest]![part]);
+    out[heaviest] = shrink(out[heaviest]!, share);
+    weights[heaviest] = weigh(out[heaviest]!);
+  }
 }
 
 function mail(subject: string, blocks: readonly Block[]): MailContent {
-  return { subject: subjectLine(subject), text: renderText(blocks), html: renderHtml(blocks) };
+  const fitted = fitParts(blocks);
+  return { subject: subjectLine(subject), text: renderText(fitted), html: renderHtml(fitted) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,7 +349,7 @@ function mail(subject: string, blocks: readonly Block[]): MailContent {
 export function alertMail(alert: AlertDraft, options: AlertMailOptions): MailContent {
   const label = severityLabel(alert.severity);
   const blocks: Block[] = [
-    { type: 'heading', text: `[${label}] ${alert.title}` },
+    { type: 'heading', text: `[${label}] ${boundTitle(alert.title)}` },
     {
       type: 'fields',
       rows: [
@@ -256,17 +359,39 @@ export function alertMail(alert: AlertDraft, options: AlertMailOptions): MailCon
         ['Raised', utc(options.raisedAt)],
       ],
     },
-    ...detailBlocks(alert.details),
+    // Bounded when raised; an alert stored before the bound came in is bounded here (as its webhook is).
+    ...detailBlocks(boundAlertDetails(alert.details)),
   ];
   if (options.textDiff) blocks.push({ type: 'code', title: 'robots.txt, before and after (unified diff)', text: cut(options.textDiff, MAIL_TEXT_DIFF_MAX_CHARS) });
   if (options.dashboardUrl && alert.origin) blocks.push({ type: 'link', label: `${alert.origin} on the dashboard`, href: siteHref(options.dashboardUrl, alert.origin) });
   blocks.push(footer([alert.kind, `run ${alert.runId}`, alert.dedupeKey]));
-  return mail(`[robots-audit] ${label}: ${alert.title}`, blocks);
+  return mail(`[robots-audit] ${label}: ${boundTitle(alert.title)}`, blocks);
 }
 
 const RANK: Readonly<Record<AlertSeverity, number>> = { critical: 0, warning: 1, info: 2 };
 
-/** One mail for a run: a summary, then each site (most severe first) with its alerts and their first flips. */
+/** A site's part of a digest: its heading, and its alerts with their first flips. */
+function siteBlocks(origin: string, list: readonly AlertDraft[], dashboardUrl: string | null | undefined): Block[] {
+  const heading: Block = dashboardUrl && origin ? { type: 'heading', text: origin, href: siteHref(dashboardUrl, origin) } : { type: 'heading', text: origin || 'The run itself' };
+  const items: string[] = [];
+  for (const a of list) {
+    items.push(`[${severityLabel(a.severity)}] ${a.kind}: ${boundTitle(a.title)}`);
+    const flips = a.details.flips ?? [];
+    for (const f of flips.slice(0, MAIL_DIGEST_FLIPS_PER_ALERT)) {
+      const line = `${f.url} · ${f.agent}: ${verdict(f.from)} → ${verdict(f.to)} (${ruleText(f.ruleAfter ?? f.ruleBefore)})`;
+      items.push(`    ${clipText(line, MAX_DETAIL_TEXT_CHARS)}`);
+    }
+    const more = (a.details.flipsTotal ?? flips.length) - Math.min(flips.length, MAIL_DIGEST_FLIPS_PER_ALERT);
+    if (more > 0) items.push(`    … ${plural(more, 'more flip')}`);
+  }
+  return [heading, { type: 'list', title: plural(list.length, 'alert'), items }];
+}
+
+/**
+ * One mail for a run: a summary, then each site (most severe first) with its alerts and their
+ * first flips, while the sites fit in MAIL_DIGEST_MAX_ALERTS alerts and in both parts' sizes;
+ * the alerts of the sites left out are counted.
+ */
 export function digestMail(alerts: readonly AlertDraft[], options: DigestMailOptions): MailContent {
   const counts: Record<AlertSeverity, number> = { critical: 0, warning: 0, info: 0 };
   for (const a of alerts) counts[a.severity] += 1;
@@ -278,24 +403,30 @@ export function digestMail(alerts: readonly AlertDraft[], options: DigestMailOpt
   const sites = new Set(alerts.map((a) => a.origin).filter((o) => o !== '')).size;
   const summary = `robots-audit run ${options.runId}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${plural(sites, 'site')}`;
 
-  const blocks: Block[] = [{ type: 'heading', text: summary }];
-  if (alerts.length === 0) blocks.push({ type: 'note', text: 'No alert at or above this channel\'s minimum severity in this run.' });
+  const head: Block[] = [{ type: 'heading', text: summary }];
+  if (alerts.length === 0) head.push({ type: 'note', text: 'No alert at or above this channel\'s minimum severity in this run.' });
+  const tail = (notListed: number): Block[] => [
+    ...(notListed > 0 ? [{ type: 'note', text: `… ${plural(notListed, 'more alert')} not listed` } as const] : []),
+    ...(options.dashboardUrl ? [{ type: 'link', label: `Run ${options.runId} on the dashboard`, href: runHref(options.dashboardUrl, options.runId) } as const] : []),
+    footer([`digest of run ${options.runId}`, `finished ${utc(options.finishedAt)}`]),
+  ];
+  // Sites in order while both parts stay within their sizes (the tail weighed with the largest
+  // count it can say); the first always, cut by fitParts if it alone is too large.
+  let textBytes = bytes(renderText([...head, ...tail(sorted.length)]));
+  let htmlBytes = bytes(renderHtml([...head, ...tail(sorted.length)]));
+  const listed: Block[] = [];
+  let listedAlerts = 0;
   for (const [origin, list] of bySite) {
-    blocks.push(options.dashboardUrl && origin ? { type: 'heading', text: origin, href: siteHref(options.dashboardUrl, origin) } : { type: 'heading', text: origin || 'The run itself' });
-    const items: string[] = [];
-    for (const a of list) {
-      items.push(`[${severityLabel(a.severity)}] ${a.kind}: ${a.title}`);
-      const flips = a.details.flips ?? [];
-      for (const f of flips.slice(0, MAIL_DIGEST_FLIPS_PER_ALERT)) items.push(`    ${f.url} · ${f.agent}: ${verdict(f.from)} → ${verdict(f.to)} (${ruleText(f.ruleAfter ?? f.ruleBefore)})`);
-      const more = (a.details.flipsTotal ?? flips.length) - Math.min(flips.length, MAIL_DIGEST_FLIPS_PER_ALERT);
-      if (more > 0) items.push(`    … ${plural(more, 'more flip')}`);
-    }
-    blocks.push({ type: 'list', title: plural(list.length, 'alert'), items });
+    const site = siteBlocks(origin, list, options.dashboardUrl);
+    const t = site.reduce((n, b) => n + bytes(blockText(b)) + 1, 0);
+    const h = site.reduce((n, b) => n + bytes(blockHtml(b)) + 1, 0);
+    if (listed.length > 0 && (textBytes + t > MAIL_TEXT_MAX_BYTES || htmlBytes + h > MAIL_HTML_MAX_BYTES)) break;
+    listed.push(...site);
+    listedAlerts += list.length;
+    textBytes += t;
+    htmlBytes += h;
   }
-  if (sorted.length > kept.length) blocks.push({ type: 'note', text: `… ${plural(sorted.length - kept.length, 'more alert')} not listed` });
-  if (options.dashboardUrl) blocks.push({ type: 'link', label: `Run ${options.runId} on the dashboard`, href: runHref(options.dashboardUrl, options.runId) });
-  blocks.push(footer([`digest of run ${options.runId}`, `finished ${utc(options.finishedAt)}`]));
-  return mail(`[robots-audit] ${summary.replace('robots-audit ', '')}`, blocks);
+  return mail(`[robots-audit] ${summary.replace('robots-audit ', '')}`, [...head, ...listed, ...tail(sorted.length - listedAlerts)]);
 }
 
 /** `robots-audit alerts test`: proof that the channel's mail arrives, shaped like the real ones. */

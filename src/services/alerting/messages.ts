@@ -2,31 +2,39 @@
  * What an alert looks like on the wire (pure): the JSON body of a Standard Webhooks delivery
  * and the Slack incoming-webhook message, for one alert and for the digest of a run.
  *
- * Slack limits (https://api.slack.com/reference/block-kit/blocks and the 2018 changelog
- * "truncating really long messages"): at most 50 blocks, 3,000 characters of text per section,
- * `text` truncated past 40,000 characters; in practice messages whose blocks carry more than
- * about 13,000 characters in all are refused (`msg_blocks_too_long`, slackapi/bolt-js#2509),
- * so the blocks are budgeted below that.
+ * Each stays under its maximum whatever the alert holds (size-limits.ts, with Slack's limits
+ * and where they are documented): an alert's webhook carries its details as stored and the text
+ * diff in the bytes that remain; a digest lists its alerts while they fit and counts the rest; a
+ * Slack message keeps within 50 blocks, 3,000 characters a section and a budget for all blocks.
  */
 import type { AlertDetails, AlertDraft, AlertFlip, AlertKind, AlertSeverity } from './alert-rules.js';
+import { boundAlertDetails, boundTitle, readCountedList } from './alert-bounds.js';
+import {
+  SLACK_BLOCKS_BUDGET_CHARS,
+  SLACK_DIFF_MAX_CHARS,
+  SLACK_MAX_BLOCKS,
+  SLACK_MAX_FLIPS,
+  SLACK_SECTION_MAX_CHARS,
+  SLACK_TEXT_MAX_CHARS,
+  WEBHOOK_ALERT_MAX_BYTES,
+  WEBHOOK_DIGEST_MAX_ALERTS,
+  WEBHOOK_DIGEST_MAX_BYTES,
+  WEBHOOK_TEXT_DIFF_MAX_CHARS,
+} from './size-limits.js';
+
+export {
+  SLACK_BLOCKS_BUDGET_CHARS,
+  SLACK_DIFF_MAX_CHARS,
+  SLACK_MAX_BLOCKS,
+  SLACK_MAX_FLIPS,
+  SLACK_SECTION_MAX_CHARS,
+  SLACK_TEXT_MAX_CHARS,
+  WEBHOOK_DIGEST_MAX_ALERTS,
+  WEBHOOK_TEXT_DIFF_MAX_CHARS,
+} from './size-limits.js';
 
 export const WEBHOOK_EVENT_ALERT = 'robots_audit.alert';
 export const WEBHOOK_EVENT_DIGEST = 'robots_audit.digest';
-
-/** Characters of the unified text diff carried in a webhook payload (spec: keep payloads small, < 20 kB). */
-export const WEBHOOK_TEXT_DIFF_MAX_CHARS = 10_000;
-/** Alerts listed in a digest payload; the rest are counted. */
-export const WEBHOOK_DIGEST_MAX_ALERTS = 500;
-
-export const SLACK_MAX_BLOCKS = 50;
-export const SLACK_SECTION_MAX_CHARS = 3_000;
-export const SLACK_TEXT_MAX_CHARS = 40_000;
-/** Total characters of all blocks of one message (see the module comment). */
-export const SLACK_BLOCKS_BUDGET_CHARS = 12_000;
-/** Diff characters shown in a Slack alert. */
-export const SLACK_DIFF_MAX_CHARS = 2_500;
-/** Flipped URLs listed in a Slack alert. */
-export const SLACK_MAX_FLIPS = 20;
 
 const SEVERITY_RANK: Readonly<Record<AlertSeverity, number>> = { critical: 0, warning: 1, info: 2 };
 const SEVERITY_LABEL: Readonly<Record<AlertSeverity, string>> = { critical: 'CRITICAL', warning: 'WARNING', info: 'INFO' };
@@ -75,15 +83,55 @@ const viewOf = (a: AlertDraft): AlertView => ({
   id: a.dedupeKey,
   severity: a.severity,
   kind: a.kind,
-  title: a.title,
+  // Bounded when raised; an alert stored before the bound came in is bounded here.
+  title: boundTitle(a.title),
   runId: a.runId,
   siteId: a.siteId,
   origin: a.origin,
 });
 
-function truncateChars(text: string, max: number): { text: string; truncated: boolean } {
-  if (text.length <= max) return { text, truncated: false };
-  return { text: `${text.slice(0, max)}\n… truncated`, truncated: true };
+/** Bytes `text` takes inside a JSON string (its escapes in UTF-8), without the quotes. */
+export function jsonStringBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text)) - 2;
+}
+
+/**
+ * Bytes one UTF-16 unit takes inside a JSON string (as JSON.stringify escapes it, in UTF-8); a
+ * surrogate pair is counted on its first unit and read as one, so a low surrogate met alone is lone.
+ */
+function jsonUnitBytes(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === 0x22 || c === 0x5c) return 2;
+  if (c < 0x20) return c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 2 : 6;
+  if (c < 0x80) return 1;
+  if (c < 0x800) return 2;
+  if (c >= 0xd800 && c <= 0xdbff) {
+    const next = text.charCodeAt(i + 1);
+    return next >= 0xdc00 && next <= 0xdfff ? 4 : 6;
+  }
+  if (c >= 0xdc00 && c <= 0xdfff) return 6;
+  return 3;
+}
+
+const TRUNCATED = '\n… truncated';
+
+/**
+ * At most `maxChars` characters of `text` that take at most `maxBytes` inside a JSON string, the
+ * cut said by a last line `… truncated` (whose bytes are counted), never inside a surrogate pair.
+ */
+function truncateText(text: string, maxChars: number, maxBytes: number): { text: string; truncated: boolean } {
+  if (text.length <= maxChars && jsonStringBytes(text) <= maxBytes) return { text, truncated: false };
+  const room = maxBytes - jsonStringBytes(TRUNCATED);
+  let end = 0;
+  let bytes = 0;
+  while (end < Math.min(text.length, maxChars)) {
+    const size = jsonUnitBytes(text, end);
+    const units = size === 4 ? 2 : 1;
+    if (bytes + size > room || end + units > maxChars) break;
+    bytes += size;
+    end += units;
+  }
+  return { text: `${text.slice(0, end)}${TRUNCATED}`, truncated: true };
 }
 
 export interface AlertMessageOptions {
@@ -93,14 +141,24 @@ export interface AlertMessageOptions {
   textDiff?: string;
 }
 
+/** Bytes of `,"textDiff":"","textDiffTruncated":false`, the fields around the text diff, with room to spare. */
+const TEXT_DIFF_FIELDS_BYTES = 48;
+
+/**
+ * One alert: its details as stored (bounded again, in case the alert was stored before its
+ * bound), then the text diff in what remains of WEBHOOK_ALERT_MAX_BYTES, at most
+ * WEBHOOK_TEXT_DIFF_MAX_CHARS characters.
+ */
 export function alertWebhookPayload(alert: AlertDraft, options: AlertMessageOptions): AlertWebhookPayload {
-  const data: AlertWebhookPayload['data'] = { ...viewOf(alert), details: alert.details };
+  const data: AlertWebhookPayload['data'] = { ...viewOf(alert), details: boundAlertDetails(alert.details) };
+  const payload: AlertWebhookPayload = { type: WEBHOOK_EVENT_ALERT, timestamp: options.raisedAt.toISOString(), data };
   if (options.textDiff) {
-    const diff = truncateChars(options.textDiff, WEBHOOK_TEXT_DIFF_MAX_CHARS);
+    const room = WEBHOOK_ALERT_MAX_BYTES - Buffer.byteLength(webhookBody(payload)) - TEXT_DIFF_FIELDS_BYTES;
+    const diff = truncateText(options.textDiff, WEBHOOK_TEXT_DIFF_MAX_CHARS, Math.max(0, room));
     data.textDiff = diff.text;
     data.textDiffTruncated = diff.truncated;
   }
-  return { type: WEBHOOK_EVENT_ALERT, timestamp: options.raisedAt.toISOString(), data };
+  return payload;
 }
 
 function bySeverityThenOrigin(a: AlertDraft, b: AlertDraft): number {
@@ -119,20 +177,37 @@ export interface DigestOptions {
   finishedAt: Date;
 }
 
+/** Bytes kept free in a digest for `omitted`'s digits. */
+const OMITTED_DIGITS_BYTES = 16;
+
+/**
+ * The alerts of a run, most severe first: at most WEBHOOK_DIGEST_MAX_ALERTS of them, fewer if
+ * their views would take the body past WEBHOOK_DIGEST_MAX_BYTES; `omitted` counts the others.
+ */
 export function digestWebhookPayload(alerts: readonly AlertDraft[], options: DigestOptions): DigestWebhookPayload {
   const sorted = [...alerts].sort(bySeverityThenOrigin);
-  const kept = sorted.slice(0, WEBHOOK_DIGEST_MAX_ALERTS);
-  return {
+  const payload: DigestWebhookPayload = {
     type: WEBHOOK_EVENT_DIGEST,
     timestamp: options.finishedAt.toISOString(),
     data: {
       runId: options.runId,
       counts: countBySeverity(alerts),
       sites: new Set(alerts.map((a) => a.siteId)).size,
-      alerts: kept.map(viewOf),
-      omitted: sorted.length - kept.length,
+      alerts: [],
+      omitted: 0,
     },
   };
+  let bytes = Buffer.byteLength(webhookBody(payload)) + OMITTED_DIGITS_BYTES;
+  for (const alert of sorted.slice(0, WEBHOOK_DIGEST_MAX_ALERTS)) {
+    const view = viewOf(alert);
+    // Its JSON and the comma before it.
+    const size = Buffer.byteLength(JSON.stringify(view)) + 1;
+    if (bytes + size > WEBHOOK_DIGEST_MAX_BYTES) break;
+    payload.data.alerts.push(view);
+    bytes += size;
+  }
+  payload.data.omitted = sorted.length - payload.data.alerts.length;
+  return payload;
 }
 
 /** The exact bytes to sign and send: minified JSON (re-serialising on the receiver breaks signatures). */
@@ -159,12 +234,15 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
+/** A section's text within Slack's limit, whatever was put in it (the callers fit theirs already). */
+const sectionText = (text: string) => (text.length <= SLACK_SECTION_MAX_CHARS ? text : `${text.slice(0, SLACK_SECTION_MAX_CHARS - TRUNCATED.length)}${TRUNCATED}`);
+const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text: sectionText(text) } });
 const context = (text: string): SlackBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 
+/** A block's characters as they count against SLACK_BLOCKS_BUDGET_CHARS: the bytes they take in the JSON body. */
 function blockChars(block: SlackBlock): number {
-  if (block.type === 'section') return block.text.text.length;
-  if (block.type === 'context') return block.elements.reduce((n, e) => n + e.text.length, 0);
+  if (block.type === 'section') return jsonStringBytes(block.text.text);
+  if (block.type === 'context') return block.elements.reduce((n, e) => n + jsonStringBytes(e.text), 0);
   return 0;
 }
 
@@ -195,6 +273,27 @@ function codeBlock(text: string, max: number): string {
 
 const verdict = (v: boolean | null) => (v === null ? 'none' : v ? 'allowed' : 'disallowed');
 
+/**
+ * The entries of a list of the details, each after `sign`, as many as fit in `max` characters
+ * once escaped, and a last line that counts the others: those the list itself counted (its
+ * `… and N more` entry) and those left out here.
+ */
+function countedLines(sign: string, list: readonly string[], what: string, max: number): string[] {
+  const { listed, more } = readCountedList(list);
+  const out: string[] = [];
+  let used = 0;
+  for (const entry of listed) {
+    const line = `${sign} ${entry}`;
+    // Room kept for the last line.
+    if (used + escapeMrkdwn(line).length + 1 > max - 40) break;
+    out.push(line);
+    used += escapeMrkdwn(line).length + 1;
+  }
+  const left = more + listed.length - out.length;
+  if (left > 0) out.push(`${sign} … and ${left} more ${what}`);
+  return out;
+}
+
 function flipLine(f: AlertFlip): string {
   const rule = f.ruleAfter ?? f.ruleBefore;
   const why = rule ? ` (line ${rule.line}: ${rule.kind === 'allow' ? 'Allow' : 'Disallow'}: ${rule.value})` : '';
@@ -204,7 +303,7 @@ function flipLine(f: AlertFlip): string {
 export function slackAlertMessage(alert: AlertDraft, options: AlertMessageOptions): SlackMessage {
   const label = severityLabel(alert.severity);
   const d = alert.details;
-  const blocks: SlackBlock[] = [section(`*[${label}]* ${escapeMrkdwn(alert.title)}\n*Site:* ${escapeMrkdwn(alert.origin)}`)];
+  const blocks: SlackBlock[] = [section(`*[${label}]* ${escapeMrkdwn(boundTitle(alert.title))}\n*Site:* ${escapeMrkdwn(alert.origin)}`)];
 
   if (d.policy) {
     blocks.push(
@@ -226,7 +325,9 @@ export function slackAlertMessage(alert: AlertDraft, options: AlertMessageOption
     blocks.push(section(fitLines(lines, SLACK_SECTION_MAX_CHARS - 40)));
   }
   if (d.sitemapsAdded?.length || d.sitemapsRemoved?.length) {
-    const lines = [...(d.sitemapsRemoved ?? []).map((u) => `- ${u}`), ...(d.sitemapsAdded ?? []).map((u) => `+ ${u}`)];
+    // Each way gets half the section, and says how many it does not show: 8,000 sitemaps changed fill no section.
+    const room = Math.floor((SLACK_SECTION_MAX_CHARS - 40) / 2);
+    const lines = [...countedLines('-', d.sitemapsRemoved ?? [], 'sitemaps', room), ...countedLines('+', d.sitemapsAdded ?? [], 'sitemaps', room)];
     blocks.push(section(codeBlock(lines.join('\n'), SLACK_SECTION_MAX_CHARS)));
   }
   const diffText = options.textDiff ?? (d.diffLines && d.diffLines.length > 0 ? d.diffLines.join('\n') : undefined);
@@ -240,7 +341,7 @@ export function slackAlertMessage(alert: AlertDraft, options: AlertMessageOption
   }
   blocks.push(context(escapeMrkdwn(`robots-audit · ${alert.kind} · run ${alert.runId} · ${alert.dedupeKey}`)));
   const fitted = fitBlocks(blocks, { maxBlocks: SLACK_MAX_BLOCKS, budgetChars: SLACK_BLOCKS_BUDGET_CHARS, unit: 'blocks' });
-  return { text: `[${label}] ${alert.title}`.slice(0, SLACK_TEXT_MAX_CHARS), blocks: fitted };
+  return { text: `[${label}] ${boundTitle(alert.title)}`.slice(0, SLACK_TEXT_MAX_CHARS), blocks: fitted };
 }
 
 interface BlockLimits {
@@ -292,7 +393,7 @@ export function slackDigestMessage(alerts: readonly AlertDraft[], options: Diges
   // Sites come out in the order of their most severe alert (the map keeps insertion order).
   const siteBlocks: SlackBlock[] = [];
   for (const list of bySite.values()) {
-    const lines = list.map((a) => `• *[${severityLabel(a.severity)}]* ${escapeMrkdwn(a.title)}`);
+    const lines = list.map((a) => `• *[${severityLabel(a.severity)}]* ${escapeMrkdwn(boundTitle(a.title))}`);
     siteBlocks.push(section(`*${escapeMrkdwn(list[0]!.origin)}*\n${fitLines(lines, SLACK_SECTION_MAX_CHARS - list[0]!.origin.length - 10)}`));
   }
   const fitted = fitBlocks(siteBlocks, {

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { manyAgentsOneGroup } from '../../../helpers/hostile-bodies.js';
+import { letterName, manyAgentGroups, manyAgentsOneGroup, manyRecords, manySitemaps } from '../../../helpers/hostile-bodies.js';
 import { diffRobotsTxt } from '../../../../src/robots/diff.js';
+import type { RobotsDiff } from '../../../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../../../src/robots/index.js';
+import { openedStarRuleGaps } from '../../../../src/robots/star-rule-gaps.js';
+import { jsonbTextBytes } from '../../../../src/services/alerting/alert-bounds.js';
+import {
+  MAX_ALERT_DETAILS_BYTES,
+  MAX_ALERT_TITLE_CHARS,
+  MAX_DIFF_LINE_CHARS,
+  MAX_SITEMAPS_PER_ALERT,
+  MAX_TITLE_NAMES,
+} from '../../../../src/services/alerting/size-limits.js';
 import {
   ALERT_KINDS,
   ALERT_RULES,
@@ -11,7 +21,7 @@ import {
   alertDedupeKey,
   alertsForSiteNight,
 } from '../../../../src/services/alerting/alert-rules.js';
-import type { AlertKind, ChallengeChange, FlappingChange, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
+import type { AlertDetails, AlertKind, ChallengeChange, FlappingChange, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
 
 const ORIGIN = 'https://shop.example';
 const BASE = 'User-agent: *\nDisallow: /cart\n\nUser-agent: Googlebot\nDisallow: /search\n';
@@ -412,5 +422,139 @@ describe('issue 17: an alert lists a bounded diff, whatever the file', () => {
     expect(alert?.details.agentsAdded).toHaveLength(MAX_AGENTS_PER_ALERT + 1);
     expect(alert?.details.agentsAdded?.at(-1)).toBe(`… and ${15_000 - MAX_AGENTS_PER_ALERT} more user-agents`);
     expect(JSON.stringify(alert).length).toBeLessThan(64 * 1024);
+  });
+});
+
+describe('issue 26: every alert within its limits, whatever changed', () => {
+  const decode = (body: Uint8Array) => new TextDecoder().decode(body);
+  /** A list of strings read back: its entries, and the count its last entry gives. */
+  const readList = (list: readonly string[] = []) => {
+    const m = /^… and (\d+) more .+$/.exec(list.at(-1) ?? '');
+    return m ? { listed: list.slice(0, -1), more: Number(m[1]) } : { listed: [...list], more: 0 };
+  };
+  const counted = (list?: readonly string[]) => {
+    const { listed, more } = readList(list);
+    return listed.length + more;
+  };
+  /**
+   * Googlebot named 3,000 ways (`Googlebot/1`, ...: one token, T16) over one group. More would do
+   * as well, but the diff gathers a token's names in time that grows with their square.
+   */
+  const googlebotNamedManyWays = (rule: string) =>
+    `${Array.from({ length: 3_000 }, (_, i) => `User-agent: Googlebot/${i}`).join('\n')}\n${rule}\n`;
+
+  // Each case: a night, the kinds it must raise, and the counts its alerts must keep.
+  it.each([
+    {
+      name: '500 KiB of sitemaps, all changed',
+      before: decode(manySitemaps('v1')),
+      after: decode(manySitemaps('v2')),
+      kinds: ['sitemaps_changed'],
+      counts: (d: RobotsDiff) => ({ sitemaps_changed: { sitemapsAdded: d.sitemapsAdded.length, sitemapsRemoved: d.sitemapsRemoved.length } }),
+    },
+    {
+      name: '500 KiB of Content-Signal values, all changed',
+      before: decode(manyRecords('Content-Signal', 'a')),
+      after: decode(manyRecords('Content-Signal', 'b')),
+      kinds: ['records_changed'],
+      counts: () => ({ records_changed: { diffLines: 1 } }),
+    },
+    {
+      name: '500 KiB of Clean-param values, all changed',
+      before: decode(manyRecords('Clean-param', 'a')),
+      after: decode(manyRecords('Clean-param', 'b')),
+      kinds: ['records_changed'],
+      counts: () => ({ records_changed: { diffLines: 1 } }),
+    },
+    {
+      name: '11,000 groups of one agent, each with a Crawl-delay, all renamed',
+      before: decode(manyAgentGroups('x')),
+      after: decode(manyAgentGroups('y')),
+      kinds: ['rules_changed', 'records_changed'],
+      counts: (d: RobotsDiff) => ({
+        rules_changed: { agentsAdded: d.agentsAdded.length, agentsRemoved: d.agentsRemoved.length },
+        records_changed: { diffLines: d.records.length },
+      }),
+    },
+    {
+      name: '14,000 agents over one group, all renamed',
+      before: decode(manyAgentsOneGroup(14_000, 27_000, 'x')),
+      after: decode(manyAgentsOneGroup(14_000, 27_000, 'y')),
+      kinds: ['rules_changed'],
+      counts: (d: RobotsDiff) => ({ rules_changed: { agentsAdded: d.agentsAdded.length, agentsRemoved: d.agentsRemoved.length } }),
+    },
+    {
+      name: 'Disallow: / for Googlebot named 3,000 ways',
+      before: googlebotNamedManyWays('Disallow: /private/'),
+      after: googlebotNamedManyWays('Disallow: /'),
+      kinds: ['disallow_all_added', 'rules_changed'],
+      counts: () => ({ disallow_all_added: { agents: 3_000 } }),
+    },
+  ])('$name: the details and the title within their limits, every count exact', ({ before, after, kinds, counts }) => {
+    const input = bodyChange(before, after);
+    const alerts = alertsForSiteNight(input);
+    expect(alerts.map((a) => a.kind)).toEqual(kinds);
+    for (const alert of alerts) {
+      expect(jsonbTextBytes(alert.details)).toBeLessThanOrEqual(MAX_ALERT_DETAILS_BYTES);
+      expect(alert.title.length).toBeLessThanOrEqual(MAX_ALERT_TITLE_CHARS);
+      for (const line of alert.details.diffLines ?? []) expect(line.length).toBeLessThanOrEqual(MAX_DIFF_LINE_CHARS);
+    }
+    const expected = counts(input.change.rulesDiff!) as Partial<Record<AlertKind, Record<string, number>>>;
+    for (const [kind, lists] of Object.entries(expected)) {
+      const alert = alerts.find((a) => a.kind === kind)!;
+      for (const [key, total] of Object.entries(lists)) expect(counted(alert.details[key as keyof AlertDetails] as string[]), `${kind} ${key}`).toBe(total);
+    }
+  });
+
+  it('500 KiB of sitemaps: the first 100 of each listed, in order, the rest counted', () => {
+    const input = bodyChange(decode(manySitemaps('v1')), decode(manySitemaps('v2')));
+    const [alert] = alertsForSiteNight(input);
+    const diff = input.change.rulesDiff!;
+    expect(alert!.title).toBe(`${diff.sitemapsAdded.length + diff.sitemapsRemoved.length} sitemaps changed on ${ORIGIN}`);
+    expect(alert!.details.sitemapsAdded).toEqual([...diff.sitemapsAdded.slice(0, MAX_SITEMAPS_PER_ALERT), `… and ${diff.sitemapsAdded.length - MAX_SITEMAPS_PER_ALERT} more sitemaps`]);
+    expect(alert!.details.sitemapsRemoved?.at(-1)).toBe(`… and ${diff.sitemapsRemoved.length - MAX_SITEMAPS_PER_ALERT} more sitemaps`);
+  });
+
+  it('a record line names its first values and counts the rest; a title names each key once', () => {
+    const [records] = alertsForSiteNight(bodyChange(decode(manyRecords('Clean-param', 'a')), decode(manyRecords('Clean-param', 'b')))).filter((a) => a.kind === 'records_changed');
+    expect(records!.details.diffLines![0]).toMatch(/^~ clean-param \[\*\]: (a\d+&sid \/catalog\/, ){10}… and \d+ more values -> b0&sid/);
+    const [perAgent] = alertsForSiteNight(bodyChange(decode(manyAgentGroups('x')), decode(manyAgentGroups('y')))).filter((a) => a.kind === 'records_changed');
+    expect(perAgent!.title).toBe(`robots.txt directives changed on ${ORIGIN}: crawl-delay`);
+  });
+
+  it(`Disallow: / for Googlebot named 3,000 ways: the title names ${MAX_TITLE_NAMES} and counts the rest`, () => {
+    const [alert] = alertsForSiteNight(bodyChange(googlebotNamedManyWays('Disallow: /private/'), googlebotNamedManyWays('Disallow: /')));
+    expect(alert!.title).toBe(`Disallow: / added for ${Array.from({ length: MAX_TITLE_NAMES }, (_, i) => `Googlebot/${i}`).join(', ')} and ${3_000 - MAX_TITLE_NAMES} more on ${ORIGIN}`);
+    expect(alert!.details.agents).toHaveLength(MAX_AGENTS_PER_ALERT + 1);
+  });
+
+  it('14,000 crawlers leaving a * path open: each gap lists 100 of them, the title 10', () => {
+    const named = Array.from({ length: 14_000 }, (_, i) => `User-agent: x${letterName(i)}`).join('\n');
+    const before = `User-agent: *\nDisallow: /private/\n\n${named}\nDisallow: /\n`;
+    const after = `User-agent: *\nDisallow: /private/\n\n${named}\nDisallow: /other/\n`;
+    const input = bodyChange(before, after);
+    input.change.starGapsOpened = openedStarRuleGaps(parseRobotsTxt(before), parseRobotsTxt(after));
+    const gaps = alertsForSiteNight(input).find((a) => a.kind === 'star_rules_bypassed')!;
+    expect(gaps.title).toMatch(new RegExp(`^1 path disallowed for \\* now open to (x[a-z]+, ){9}x[a-z]+ and ${14_000 - MAX_TITLE_NAMES} more on `));
+    expect(gaps.details.gaps![0]!.crawlers).toHaveLength(MAX_AGENTS_PER_ALERT + 1);
+    expect(counted(gaps.details.gaps![0]!.crawlers)).toBe(14_000);
+    expect(gaps.title.length).toBeLessThanOrEqual(MAX_ALERT_TITLE_CHARS);
+  });
+
+  it(`${MAX_FLIPS_PER_ALERT} flips of URLs of 2,000 characters: cut further to fit, flipsTotal still all of them, said so`, () => {
+    const flips = Array.from({ length: MAX_FLIPS_PER_ALERT + 50 }, (_, i) => googlebotBlocked(`${ORIGIN}/${'p'.repeat(2_000)}/${String(i).padStart(4, '0')}`));
+    const [alert] = alertsForSiteNight(night({}, flips));
+    expect(alert!.kind).toBe('search_url_disallowed');
+    expect(jsonbTextBytes(alert!.details)).toBeLessThanOrEqual(MAX_ALERT_DETAILS_BYTES);
+    expect(alert!.details.truncated).toBe(true);
+    expect(alert!.details.flipsTotal).toBe(MAX_FLIPS_PER_ALERT + 50);
+    expect(alert!.details.flips!.length).toBeGreaterThan(10);
+    expect(alert!.details.flips!.length).toBeLessThan(MAX_FLIPS_PER_ALERT);
+    expect(alert!.details.flips![0]!.url).toBe(flips[0]!.url);
+  });
+
+  it('an ordinary alert is not touched: no `truncated`, every entry as the rules made it', () => {
+    const [alert] = alertsForSiteNight(bodyChange(BASE, `${BASE}Sitemap: https://shop.example/s.xml\n`));
+    expect(alert!.details).toEqual({ sitemapsAdded: ['https://shop.example/s.xml'], sitemapsRemoved: [] });
   });
 });

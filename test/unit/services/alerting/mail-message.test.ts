@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { ALERT_RULES } from '../../../../src/services/alerting/alert-rules.js';
 import type { AlertDraft, AlertFlip } from '../../../../src/services/alerting/alert-rules.js';
 import { alertMail, digestMail, MAIL_DIGEST_MAX_ALERTS, MAIL_MAX_FLIPS, testMail } from '../../../../src/services/alerting/mail-message.js';
+import { MAIL_HTML_MAX_BYTES, MAIL_SUBJECT_MAX_CHARS, MAIL_TEXT_MAX_BYTES } from '../../../../src/services/alerting/size-limits.js';
+import { hostileAlerts } from '../../../helpers/hostile-alerts.js';
 
 const ORIGIN = 'https://shop.example';
 const RAISED = new Date('2026-11-01T03:00:00Z');
@@ -129,5 +131,59 @@ describe('the test mail', () => {
     const m = testMail(3, RAISED);
     expect(m.subject).toBe('[robots-audit] test message');
     for (const part of parts(m)) expect(part).toContain('This address receives robots.txt alerts');
+  });
+});
+
+describe('issue 26: both parts under their maxima, whatever the alert holds', () => {
+  const hostile = hostileAlerts();
+  const bytes = (text: string) => Buffer.byteLength(text);
+
+  it.each(Object.entries(hostile))(
+    `%s: text under ${MAIL_TEXT_MAX_BYTES / 1024} KiB, HTML under ${MAIL_HTML_MAX_BYTES / 1024} KiB, the subject one line`,
+    (_, { alert: a, textDiff }) => {
+      const m = alertMail(a, { raisedAt: RAISED, textDiff, dashboardUrl: 'https://dash.example' });
+      expect(bytes(m.text)).toBeLessThanOrEqual(MAIL_TEXT_MAX_BYTES);
+      expect(bytes(m.html)).toBeLessThanOrEqual(MAIL_HTML_MAX_BYTES);
+      expect(m.subject.length).toBeLessThanOrEqual(MAIL_SUBJECT_MAX_CHARS);
+      // What and where, and the footer that names the alert, survive any cut.
+      for (const part of parts(m)) {
+        expect(part).toContain(a.kind);
+        expect(part).toContain(a.dedupeKey);
+        expect(part).toContain('https://dash.example/site?origin=');
+      }
+    },
+  );
+
+  it('a part cut to fit says, in both parts, how many lines of which list it left out', () => {
+    const { alert: a, textDiff } = hostile['stored before the bounds: 200 flips of hidden characters']!;
+    const m = alertMail(a, { raisedAt: RAISED, textDiff });
+    for (const part of parts(m)) expect(part).toMatch(/… \d+ more (lines|rows) not shown \(the size limit of this mail\)/);
+  });
+
+  it('an alert whose details were cut to their limit says so', () => {
+    const m = alertMail(alert({ details: { flips: [flip(1)], flipsTotal: 900, truncated: true } }), { raisedAt: RAISED });
+    for (const part of parts(m)) expect(part).toContain('Lists of this alert were cut further than their own limits, to keep it under 64 KiB');
+  });
+
+  it('an ordinary alert is rendered whole: nothing cut', () => {
+    const m = alertMail(alert(), { raisedAt: RAISED, textDiff: '+Disallow: /products/' });
+    for (const part of parts(m)) expect(part).not.toContain('not shown');
+  });
+
+  it.each([
+    ['5,000 alerts with titles of hidden characters', 5_000, '\u202e'.repeat(MAIL_SUBJECT_MAX_CHARS * 4), 1],
+    ['800 alerts each with three flips of URLs of hidden characters', 800, 'a title', 200],
+  ])('a digest of %s: both parts under their maxima, the alerts left out counted', (_, n, title, urlChars) => {
+    const flips = Array.from({ length: 3 }, (_, i) => ({ ...flip(i), url: `${ORIGIN}/${'\u0001'.repeat(urlChars)}/${i}` }));
+    const many = Array.from({ length: n }, (_, i) => alert({ origin: `https://s${String(i).padStart(4, '0')}.example`, title, details: { flips, flipsTotal: 3 } }));
+    const m = digestMail(many, { runId: '7', finishedAt: RAISED, dashboardUrl: 'https://dash.example' });
+    expect(bytes(m.text)).toBeLessThanOrEqual(MAIL_TEXT_MAX_BYTES);
+    expect(bytes(m.html)).toBeLessThanOrEqual(MAIL_HTML_MAX_BYTES);
+    const listed = m.text.match(/^ {2}\[CRITICAL\] search_url_disallowed: /gm)!.length;
+    expect(listed).toBeGreaterThan(10);
+    for (const part of parts(m)) {
+      expect(part).toContain(`… ${n - listed} more alerts not listed`);
+      expect(part).toContain('https://dash.example/runs/7');
+    }
   });
 });

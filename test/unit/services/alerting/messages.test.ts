@@ -20,6 +20,15 @@ import {
 import type { SlackBlock, SlackMessage } from '../../../../src/services/alerting/messages.js';
 import { diffRobotsTxt } from '../../../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../../../src/robots/index.js';
+import { jsonbTextBytes } from '../../../../src/services/alerting/alert-bounds.js';
+import {
+  MAX_ALERT_DETAILS_BYTES,
+  MAX_ALERT_TITLE_CHARS,
+  SLACK_BODY_MAX_BYTES,
+  WEBHOOK_ALERT_MAX_BYTES,
+  WEBHOOK_DIGEST_MAX_BYTES,
+} from '../../../../src/services/alerting/size-limits.js';
+import { hostileAlerts } from '../../../helpers/hostile-alerts.js';
 
 const raisedAt = new Date('2026-01-02T03:04:05.000Z');
 const BASE = 'User-agent: *\nDisallow: /cart\n';
@@ -263,5 +272,106 @@ describe('Slack: the digest of a run', () => {
     const shownSites = message.blocks.filter((b) => b.type === 'section').length - 1;
     const last = message.blocks.at(-1)!;
     expect(last.type === 'context' ? last.elements[0]!.text : '').toBe(`… ${120 - shownSites} sites not shown`);
+  });
+});
+
+describe('issue 26: every message under its maximum, whatever the alert holds', () => {
+  const hostile = hostileAlerts();
+  const cases = Object.entries(hostile);
+  const bytes = (text: string) => Buffer.byteLength(text);
+  /** A list of strings read back: its entries, and the count its last entry gives. */
+  const counted = (list: readonly string[] = []) => {
+    const m = /^… and (\d+) more .+$/.exec(list.at(-1) ?? '');
+    return m ? list.length - 1 + Number(m[1]) : list.length;
+  };
+
+  it.each(cases)(`webhook of %s: under ${WEBHOOK_ALERT_MAX_BYTES / 1024} KiB, the details within theirs, the text diff in what remains`, (_, { alert, textDiff }) => {
+    const payload = alertWebhookPayload(alert, { raisedAt, textDiff });
+    const body = webhookBody(payload);
+    expect(bytes(body)).toBeLessThanOrEqual(WEBHOOK_ALERT_MAX_BYTES);
+    expect(jsonbTextBytes(payload.data.details)).toBeLessThanOrEqual(MAX_ALERT_DETAILS_BYTES);
+    expect(payload.data.title.length).toBeLessThanOrEqual(MAX_ALERT_TITLE_CHARS);
+    expect(payload.data.textDiffTruncated).toBe(true);
+    expect(payload.data.textDiff).toMatch(/\n… truncated$/);
+    expect(JSON.parse(body)).toEqual(payload);
+  });
+
+  it('the webhook carries the details of a new alert as they were stored', () => {
+    const { alert, textDiff } = hostile['sitemaps_changed of 500 KiB of sitemaps']!;
+    expect(alertWebhookPayload(alert, { raisedAt, textDiff }).data.details).toEqual(alert.details);
+  });
+
+  it('the details of an alert stored before the bounds are bounded on the way out, their counts exact', () => {
+    const { alert } = hostile['stored before the bounds: 8,000 sitemaps each way and a title of 100,000 characters']!;
+    const details = alertWebhookPayload(alert, { raisedAt }).data.details;
+    expect(details.truncated).toBe(true);
+    expect(counted(details.sitemapsAdded)).toBe(8_000);
+    expect(counted(details.sitemapsRemoved)).toBe(8_000);
+  });
+
+  it.each([
+    ['ASCII', 'x', 1],
+    ['two-byte characters', 'é', 2],
+    ['astral characters', '😀', 4],
+    ['control characters (\\u0001 in JSON)', '\u0001', 6],
+  ])('a text diff of %s is cut by the bytes it takes in the body', (_, char, size) => {
+    const { alert } = hostile['sitemaps_changed of 500 KiB of sitemaps']!;
+    const payload = alertWebhookPayload(alert, { raisedAt, textDiff: char.repeat(WEBHOOK_TEXT_DIFF_MAX_CHARS * 2) });
+    expect(bytes(webhookBody(payload))).toBeLessThanOrEqual(WEBHOOK_ALERT_MAX_BYTES);
+    const kept = payload.data.textDiff!.replace(/\n… truncated$/, '');
+    expect(kept).toBe(char.repeat(kept.length / char.length));
+    expect(kept.length).toBeLessThanOrEqual(WEBHOOK_TEXT_DIFF_MAX_CHARS);
+    expect(kept.length).toBeGreaterThan(Math.min(WEBHOOK_TEXT_DIFF_MAX_CHARS, (WEBHOOK_ALERT_MAX_BYTES - 20_000) / size) - 2);
+  });
+
+  it(`a digest of 5,000 alerts with long titles: under ${WEBHOOK_DIGEST_MAX_BYTES / 1024} KiB, the most severe listed, the others counted`, () => {
+    const template = alertsOf('https://a.example', 's1')[0]!;
+    const alerts = Array.from({ length: 5_000 }, (_, i): AlertDraft => ({ ...template, siteId: `s${i}`, origin: `https://s${i}.example`, severity: i % 7 === 0 ? 'critical' : 'info', title: `${'t'.repeat(2_000)}${i}` }));
+    const payload = digestWebhookPayload(alerts, { runId: 'run-9', finishedAt: raisedAt });
+    expect(bytes(webhookBody(payload))).toBeLessThanOrEqual(WEBHOOK_DIGEST_MAX_BYTES);
+    expect(payload.data.alerts.length).toBeGreaterThan(100);
+    expect(payload.data.alerts.length + payload.data.omitted).toBe(5_000);
+    expect(payload.data.alerts.every((a) => a.severity === 'critical')).toBe(true);
+    expect(payload.data.counts).toEqual({ critical: 715, warning: 0, info: 4_285 });
+  });
+
+  it.each(cases)(`Slack message of %s: within Slack's limits, under ${SLACK_BODY_MAX_BYTES / 1024} KiB`, (_, { alert, textDiff }) => {
+    const message = slackAlertMessage(alert, { raisedAt, textDiff });
+    expectWithinSlackLimits(message);
+    expect(message.text.length).toBeLessThanOrEqual(MAX_ALERT_TITLE_CHARS + 20);
+    expect(bytes(JSON.stringify(message))).toBeLessThanOrEqual(SLACK_BODY_MAX_BYTES);
+    // The first block (what and where) and the last (which alert) are always there.
+    expect(message.blocks[0]).toMatchObject({ type: 'section' });
+    expect(allText(message)).toContain(alert.origin);
+  });
+
+  it.each([
+    ['a few each way: all shown', 3, 2, []],
+    ['thousands each way, cut by the rules: the first shown each way, the others counted', 8_127, 8_127, ['-', '+']],
+  ])('Slack, sitemaps changed, %s', (_, removed, added, counted) => {
+    const urls = (n: number, v: string) => Array.from({ length: n }, (_, i) => `https://a.example/sitemaps/${v}/products-${i}.xml`);
+    const before = `${BASE}${urls(removed, 'v1').map((u) => `Sitemap: ${u}`).join('\n')}\n`;
+    const after = `${BASE}${urls(added, 'v2').map((u) => `Sitemap: ${u}`).join('\n')}\n`;
+    const night = nightFor('https://a.example', 's1', after);
+    const rulesDiff = diffRobotsTxt(parseRobotsTxt(before), parseRobotsTxt(after));
+    const [alert] = alertsForSiteNight({ ...night, change: { ...night.change, rulesDiff, kinds: rulesDiff.kinds } });
+    expect(alert!.kind).toBe('sitemaps_changed');
+    const message = slackAlertMessage(alert!, { raisedAt });
+    expectWithinSlackLimits(message);
+    const code = allText(message).split('```')[1]!;
+    for (const [sign, total] of [['-', removed], ['+', added]] as const) {
+      const shown = code.split('\n').filter((l) => l.startsWith(`${sign} https:`)).length;
+      if (counted.includes(sign)) expect(code).toContain(`${sign} … and ${total - shown} more sitemaps`);
+      else expect(shown).toBe(total);
+    }
+  });
+
+  it(`Slack digest of 5,000 alerts with titles of hidden characters: under ${SLACK_BODY_MAX_BYTES / 1024} KiB`, () => {
+    const template = alertsOf('https://a.example', 's1')[0]!;
+    const alerts = Array.from({ length: 5_000 }, (_, i): AlertDraft => ({ ...template, siteId: `s${i}`, origin: `https://s${i}.example`, title: '\u0001'.repeat(5_000) }));
+    const message = slackDigestMessage(alerts, { runId: 'run-9', finishedAt: raisedAt });
+    expectWithinSlackLimits(message);
+    expect(bytes(JSON.stringify(message))).toBeLessThanOrEqual(SLACK_BODY_MAX_BYTES);
+    expect(message.blocks.at(-1)).toMatchObject({ type: 'context' });
   });
 });
