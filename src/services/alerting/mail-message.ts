@@ -12,7 +12,8 @@
 import { replaceHiddenChars, plainMarker, revealHiddenChars } from '../../robots/hidden-chars.js';
 import type { AlertDetails, AlertDraft, AlertFlip, AlertSeverity } from './alert-rules.js';
 import { outcomeLabel } from './alert-rules.js';
-import { severityLabel } from './messages.js';
+import { digestTitle, digestWaitNote, severityLabel } from './messages.js';
+import type { DigestOptions } from './messages.js';
 
 /** Flips listed in one alert mail; the count of all is said beside. */
 export const MAIL_MAX_FLIPS = 50;
@@ -41,9 +42,7 @@ export interface AlertMailOptions {
   dashboardUrl?: string | null;
 }
 
-export interface DigestMailOptions {
-  runId: string;
-  finishedAt: Date;
+export interface DigestMailOptions extends DigestOptions {
   dashboardUrl?: string | null;
 }
 
@@ -276,9 +275,11 @@ export function digestMail(alerts: readonly AlertDraft[], options: DigestMailOpt
   for (const a of kept) bySite.set(a.origin, [...(bySite.get(a.origin) ?? []), a]);
   // Alerts about the run itself (no site) are listed under the run, not counted as a site.
   const sites = new Set(alerts.map((a) => a.origin).filter((o) => o !== '')).size;
-  const summary = `robots-audit run ${options.runId}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${plural(sites, 'site')}`;
+  const summary = `${digestTitle(options)}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${plural(sites, 'site')}`;
 
   const blocks: Block[] = [{ type: 'heading', text: summary }];
+  const waits = digestWaitNote(options);
+  if (waits) blocks.push({ type: 'note', text: waits });
   if (alerts.length === 0) blocks.push({ type: 'note', text: 'No alert at or above this channel\'s minimum severity in this run.' });
   for (const [origin, list] of bySite) {
     blocks.push(options.dashboardUrl && origin ? { type: 'heading', text: origin, href: siteHref(options.dashboardUrl, origin) } : { type: 'heading', text: origin || 'The run itself' });
@@ -294,7 +295,7 @@ export function digestMail(alerts: readonly AlertDraft[], options: DigestMailOpt
   }
   if (sorted.length > kept.length) blocks.push({ type: 'note', text: `… ${plural(sorted.length - kept.length, 'more alert')} not listed` });
   if (options.dashboardUrl) blocks.push({ type: 'link', label: `Run ${options.runId} on the dashboard`, href: runHref(options.dashboardUrl, options.runId) });
-  blocks.push(footer([`digest of run ${options.runId}`, `finished ${utc(options.finishedAt)}`]));
+  blocks.push(footer([options.late ? `late digest of run ${options.runId}` : `digest of run ${options.runId}`, `${options.late ? 'sites in' : 'finished'} ${utc(options.finishedAt)}`]));
   return mail(`[robots-audit] ${summary.replace('robots-audit ', '')}`, blocks);
 }
 
