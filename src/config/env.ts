@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { FLAPPING_SETTLE_NIGHTS, FLAPPING_WINDOW_NIGHTS } from '../policy/flapping.js';
 import { DEFAULT_RUN_HOLD_SECONDS } from '../policy/run-hold.js';
+import type { RetrySchedule } from '../policy/retry-schedule.js';
 
 const seconds = (list: string) =>
   list
@@ -261,4 +262,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 export function config(): AppConfig {
   cached ??= loadConfig();
   return cached;
+}
+
+/** The retry schedule within a run these settings give: workers retry by it, commands describe waits by it. */
+export function retryScheduleOf(c: Pick<AppConfig, 'ROBOTS_AUDIT_RETRY_DELAYS' | 'ROBOTS_AUDIT_RETRY_503_FACTOR' | 'ROBOTS_AUDIT_RETRY_AFTER_CAP'>): RetrySchedule {
+  return { delaysSeconds: c.ROBOTS_AUDIT_RETRY_DELAYS, factor503: c.ROBOTS_AUDIT_RETRY_503_FACTOR, retryAfterCapSeconds: c.ROBOTS_AUDIT_RETRY_AFTER_CAP };
 }

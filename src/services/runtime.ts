@@ -4,6 +4,7 @@
  * build one per file against their own database and queue prefix.
  */
 import type { AppConfig } from '../config/env.js';
+import { retryScheduleOf } from '../config/env.js';
 import { assertMigrated, createDb, createRepos } from '../db/index.js';
 import type { DbHandle, Repos } from '../db/index.js';
 import { pendingDeliveriesOfRun, textDiffOf } from '../db/changes.repo.js';
@@ -97,11 +98,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
   }
   const repos = createRepos(db.db);
   const redis = createRedis(config.REDIS_URL, 'worker');
-  const schedule = {
-    delaysSeconds: config.ROBOTS_AUDIT_RETRY_DELAYS,
-    factor503: config.ROBOTS_AUDIT_RETRY_503_FACTOR,
-    retryAfterCapSeconds: config.ROBOTS_AUDIT_RETRY_AFTER_CAP,
-  };
+  const schedule = retryScheduleOf(config);
   const queues = createQueues(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX, {
     siteAttempts: maxAttempts(schedule) + SITE_INFRA_ATTEMPTS,
     alertBackoffMs: config.ROBOTS_AUDIT_ALERT_BACKOFF_MS,
