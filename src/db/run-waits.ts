@@ -23,7 +23,8 @@ export interface SiteWait {
   until: Date;
   /** Its run does not wait for it (the retry is due past the hold, or the run has completed). */
   pending: boolean;
-  /** The attempt that failed and what it got: its outcome, status or error code, and Retry-After header. */
+  /** The attempt that failed: when it ended (the wait began), its number, and what it got: outcome, status or error code, Retry-After header. */
+  since: Date | null;
   attempt: number | null;
   outcome: string | null;
   status: number | null;
@@ -49,6 +50,7 @@ interface WaitDbRow extends Record<string, unknown> {
   origin: string | null;
   until: string;
   pending: boolean;
+  since: Date | null;
   attempt: number | null;
   outcome: string | null;
   status: number | null;
@@ -68,11 +70,11 @@ export async function loadWaits(db: WaitsReader, filter: WaitsFilter = {}): Prom
   const { rows } = await db.query<WaitDbRow>(
     `select r.id as run_id, r.run_key, r.run_at, r.status::text as run_status, w.key::int as site_id, s.origin, w.value #>> '{}' as until,
             (r.status <> 'running' or coalesce((r.counts -> 'pending') ? w.key, false)) as pending,
-            f.attempt, f.outcome::text as outcome, f.status, f.error_code, rs.retry_after
+            f.started_at + make_interval(secs => f.duration_ms / 1000.0) as since, f.attempt, f.outcome::text as outcome, f.status, f.error_code, rs.retry_after
        from (${RUNS_WITH_WAITS} and ($1::int is null or r.id = $1)) r
        cross join lateral jsonb_each(r.counts -> 'waiting') w
        left join sites s on s.id = w.key::int
-       left join lateral (select a.attempt, a.outcome, a.status, a.error_code, a.response_id from failed_attempts a
+       left join lateral (select a.started_at, a.duration_ms, a.attempt, a.outcome, a.status, a.error_code, a.response_id from failed_attempts a
                           where a.site_id = w.key::int and a.run_id = r.id order by a.attempt desc limit 1) f on true
        left join responses rs on rs.id = f.response_id
       where $2::int is null or w.key = $2::int::text
@@ -89,6 +91,7 @@ export async function loadWaits(db: WaitsReader, filter: WaitsFilter = {}): Prom
     origin: r.origin,
     until: new Date(r.until),
     pending: r.pending,
+    since: r.since,
     attempt: r.attempt,
     outcome: r.outcome,
     status: r.status,

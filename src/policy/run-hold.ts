@@ -15,8 +15,8 @@
 export const DEFAULT_RUN_HOLD_SECONDS = 900;
 
 /**
- * A wait with more than this many seconds to go is shown (`audit --wait`, `stats`, the
- * dashboard): shorter ones pass before anybody could act on them.
+ * A wait longer than this many seconds is said by `audit --wait` as soon as it is seen (`stats`,
+ * the metrics and the dashboard show every wait): shorter ones pass before anybody could act on them.
  */
 export const WAIT_NOTICE_SECONDS = 5;
 
@@ -60,9 +60,12 @@ export function msUntil(until: Date, now: Date): number {
   return Math.max(0, until.getTime() - now.getTime());
 }
 
-/** A wait worth showing: more than WAIT_NOTICE_SECONDS to go. */
-export function noticeableWait(until: Date, now: Date, noticeSeconds = WAIT_NOTICE_SECONDS): boolean {
-  return msUntil(until, now) > noticeSeconds * 1000;
+/**
+ * A wait worth showing: longer than WAIT_NOTICE_SECONDS from the failure it follows (`since`) to
+ * its retry (`until`), however much of it is left when it is seen.
+ */
+export function noticeableWait(since: Date, until: Date, noticeSeconds = WAIT_NOTICE_SECONDS): boolean {
+  return until.getTime() - since.getTime() > noticeSeconds * 1000;
 }
 
 /** Why a site waits, as one short phrase: its answer, and whether its Retry-After set the delay. */

@@ -200,27 +200,29 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
 
 /**
  * Says each wait of the run as soon as it is seen (issue 26: a site's Retry-After held its run
- * for an hour in silence): one line per site with more than WAIT_NOTICE_SECONDS to go, again
+ * for an hour in silence): one line per site whose wait is longer than WAIT_NOTICE_SECONDS, again
  * when it waits anew after another failed retry; past WAIT_LINES_SHOWN, the rest are counted.
  */
 function waitAnnouncer(rt: Runtime, write: (line: string) => void): { see(run: RunProgress): Promise<void> } {
   const schedule = retryScheduleOf(rt.config);
-  const told = new Set<string>();
+  const seen = new Set<string>();
   let shown = 0;
   let untold = 0;
   return {
     async see(run) {
-      const now = new Date();
-      const fresh = Object.entries(run.counts.waiting ?? {}).filter(
-        ([siteId, until]) => noticeableWait(new Date(until), now) && !told.has(waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) })),
+      const unseen = new Set(
+        Object.entries(run.counts.waiting ?? {})
+          .map(([siteId, until]) => waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) }))
+          .filter((key) => !seen.has(key)),
       );
-      if (fresh.length === 0) return;
-      const wanted = new Set(fresh.map(([siteId, until]) => waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) })));
+      if (unseen.size === 0) return;
+      const now = new Date();
       let more = 0;
       for (const wait of await loadWaits(rt.db.pool, { runId: run.id })) {
         const key = waitKey(wait);
-        if (!wanted.has(key) || told.has(key)) continue;
-        told.add(key);
+        if (!unseen.has(key)) continue;
+        seen.add(key);
+        if (wait.since !== null && !noticeableWait(wait.since, wait.until)) continue;
         if (shown < WAIT_LINES_SHOWN) {
           write(`waiting: ${waitLine(wait, schedule, now)}`);
           shown += 1;
