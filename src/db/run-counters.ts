@@ -62,7 +62,10 @@ export async function updateRunCounters(db: Queryable, u: RunCounterUpdate): Pro
                     robots_audit_add_counts(r.counts - $7::text[], $3::jsonb) as added,
                     (coalesce(r.counts -> 'waiting', '{}'::jsonb) - $4::text[]) || $5::jsonb as waiting,
                     (coalesce(r.counts -> 'pending', '{}'::jsonb) - $4::text[] - $8::text[]) || $6::jsonb as pending
-             from audit_runs r where r.id = $1 for update
+             -- NO KEY UPDATE, as the UPDATE below takes: a plain FOR UPDATE would wait for the key-share
+             -- locks the transaction's own inserts (snapshots, attempts, alerts: their run_id) and every
+             -- other writer's hold on the run row, a deadlock between any two writers.
+             from audit_runs r where r.id = $1 for no key update
            ), n as (
              update audit_runs r set sites_done = r.sites_done + $2,
                -- A site counted as failed whose night is stored after all (a job retried by hand) is done, not failed.

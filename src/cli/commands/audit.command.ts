@@ -301,7 +301,7 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
       .command('audit')
       .description('Start an audit run now (all enabled sites, or one portfolio).')
       .option('--portfolio <name>', 'only the sites of this portfolio')
-      .option('--wait', 'follow the run to its end, print its summary; exit 1 if it could not complete or a site failed for good')
+      .option('--wait', 'follow the run to its end, naming each wait for a retry, print its summary (with its pending sites: those it did not wait for); exit 1 if it could not complete or a site failed for good')
       .option('--at <iso-time>', 'record the run as taking place at this time (its policy clock; replays and backfills)')
       .option('--work', 'also process the jobs in this process (no separate worker needed)')
       .option('--json', 'print the summary as JSON'),

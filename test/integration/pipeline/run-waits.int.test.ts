@@ -14,7 +14,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatsReport } from '../../../src/cli/commands/stats.command.js';
 import type { RunSummary } from '../../../src/cli/commands/audit.command.js';
+import { createDb } from '../../../src/db/client.js';
 import { createPipelineMetrics } from '../../../src/metrics/pipeline-metrics.js';
+import { createDashboard } from '../../../src/web/server.js';
 import { jobIds } from '../../../src/queues/contracts.js';
 import { waitsNow } from '../../../src/services/pipeline-status.js';
 import { startWebhookReceiver } from '../../fixtures/webhook-receiver.js';
@@ -106,6 +108,8 @@ describe("issue 26: a site's long wait holds that site only", () => {
   let statsTable: string;
   let scrape: ReturnType<typeof parseScrape>;
   let historyWhileWaiting: string;
+  let runsPage: string;
+  let runPage: string;
 
   beforeAll(async () => {
     for (const name of ORDINARY) p.web.set(`${name}.test`, { status: 200, body: EVERYTHING_BLOCKED });
@@ -134,6 +138,15 @@ describe("issue 26: a site's long wait holds that site only", () => {
       largeBodySlots: () => idle,
     });
     scrape = parseScrape(await metrics.registry.metrics());
+    const reader = createDb(p.db.url, { max: 2, readOnly: true });
+    const app = await createDashboard({ pool: reader.pool, token: null, databaseName: 'test' });
+    try {
+      runsPage = (await app.inject({ method: 'GET', url: '/runs' })).body;
+      runPage = (await app.inject({ method: 'GET', url: `/runs/${run.id}` })).body;
+    } finally {
+      await app.close();
+      await reader.close();
+    }
     // All of it before the retry came: what it says is what a user sees while the site waits.
     expect(await rows(p, 'select 1 from snapshots where run_id = $1 and site_id = $2', [run.id, ids['w-slow']])).toEqual([]);
   });
@@ -214,6 +227,17 @@ describe("issue 26: a site's long wait holds that site only", () => {
     expect(first!.data.late).toBe(false);
     expect(first!.data.pending).toEqual([{ origin: p.origin('w-slow'), until: run.counts.late![String(ids['w-slow'])] }]);
     expect(new Set(first!.data.alerts.map((a) => a.origin))).toEqual(new Set(ORDINARY.map((n) => p.origin(n))));
+  });
+
+  it("the dashboard's runs page shows the completed run's pending site, and the run's page when it is due and why", () => {
+    expect(runsPage).toContain(`<a class="warn" href="/runs/${run.id}#waits"`);
+    expect(runsPage).toContain('>1 pending</a>');
+    const until = run.counts.waiting![String(ids['w-slow'])]!;
+    expect(runPage).toContain('<h2 id="waits">Waiting for a retry</h2>');
+    expect(runPage).toContain('The run did not wait for these sites');
+    expect(runPage).toContain(`<time datetime="${until}">`);
+    expect(runPage).toContain(`503, Retry-After: ${HUGE_RETRY_AFTER}`);
+    expect(runPage).toContain('no: pending');
   });
 
   it('metrics: one site pending, none holding, the seconds until its retry', () => {
