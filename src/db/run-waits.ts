@@ -37,6 +37,8 @@ export interface WaitsFilter {
   runId?: number;
   /** The waits of one site (in any run). */
   siteId?: number;
+  /** Only these sites' waits (with `runId`: the ones not looked at yet). */
+  siteIds?: readonly number[];
   /** Soonest due first; at most this many. */
   limit?: number;
 }
@@ -77,10 +79,10 @@ export async function loadWaits(db: WaitsReader, filter: WaitsFilter = {}): Prom
        left join lateral (select a.started_at, a.duration_ms, a.attempt, a.outcome, a.status, a.error_code, a.response_id from failed_attempts a
                           where a.site_id = w.key::int and a.run_id = r.id order by a.attempt desc limit 1) f on true
        left join responses rs on rs.id = f.response_id
-      where $2::int is null or w.key = $2::int::text
+      where ($2::int is null or w.key = $2::int::text) and ($4::text[] is null or w.key = any($4::text[]))
       order by until, s.origin, r.id
       limit $3`,
-    [filter.runId ?? null, filter.siteId ?? null, filter.limit ?? null],
+    [filter.runId ?? null, filter.siteId ?? null, filter.limit ?? null, filter.siteIds ? filter.siteIds.map(String) : null],
   );
   return rows.map((r) => ({
     runId: r.run_id,

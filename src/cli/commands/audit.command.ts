@@ -210,15 +210,15 @@ function waitAnnouncer(rt: Runtime, write: (line: string) => void): { see(run: R
   let untold = 0;
   return {
     async see(run) {
-      const unseen = new Set(
-        Object.entries(run.counts.waiting ?? {})
-          .map(([siteId, until]) => waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) }))
-          .filter((key) => !seen.has(key)),
+      const fresh = Object.entries(run.counts.waiting ?? {}).filter(
+        ([siteId, until]) => !seen.has(waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) })),
       );
-      if (unseen.size === 0) return;
+      if (fresh.length === 0) return;
+      const unseen = new Set(fresh.map(([siteId, until]) => waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) })));
       const now = new Date();
       let more = 0;
-      for (const wait of await loadWaits(rt.db.pool, { runId: run.id })) {
+      // Only the waits not looked at yet: a night of many 5xx answers has thousands.
+      for (const wait of await loadWaits(rt.db.pool, { runId: run.id, siteIds: fresh.map(([siteId]) => Number(siteId)) })) {
         const key = waitKey(wait);
         if (!unseen.has(key)) continue;
         seen.add(key);
