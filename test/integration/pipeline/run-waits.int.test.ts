@@ -340,3 +340,23 @@ describe('a pending site is never lost: reconcile of a completed run re-queues i
     expect(Number(nights!.n)).toBe(1);
   });
 });
+
+describe('a pending site removed while it waits', () => {
+  it('is counted skipped when its retry comes, and leaves the waits of its completed run', async () => {
+    const night3 = '2026-10-04T03:00:00.000Z';
+    p.web.set('w-slow.test', failsOnceThen(HUGE_RETRY_AFTER, EVERYTHING_BLOCKED));
+    const audit = await p.cli(['audit', '--wait', '--at', night3]);
+    expect(audit.code, audit.stderr).toBe(0);
+    const run = await runOf(night3);
+    const slow = String(ids['w-slow']);
+    expect(run).toMatchObject({ status: 'completed', counts: { late: { [slow]: expect.any(String) } } });
+    const removed = await p.cli(['sites', 'remove', p.origin('w-slow')]);
+    expect(removed.code, removed.stderr).toBe(0);
+    await eventually(async () => (await runOf(night3)).counts.waiting === undefined, 'the removed site to leave the waits', 15_000);
+    const after = await runOf(night3);
+    expect(after.counts).toMatchObject({ skipped: { [slow]: 1 }, late: run.counts.late });
+    expect(after.counts.pending).toBeUndefined();
+    expect(after.sites_done).toBe(run.sites_done);
+    expect(await p.rt.repos.runs.completedRunsWithWaits()).toEqual([]);
+  });
+});
