@@ -2,7 +2,7 @@
  * The scheduler process: keeps the nightly BullMQ job scheduler (cron + time zone) and one per
  * portfolio that has a schedule of its own (kept in line with Postgres every
  * ROBOTS_AUDIT_SCHEDULE_SYNC_MS), starts the run of each firing (runs queue), and every minute re-enqueues what lost jobs left undone in
- * running runs and pending alert deliveries without a live job (after a Redis restart, say):
+ * running runs, the pending sites of completed runs, and pending alert deliveries without a live job (after a Redis restart, say):
  * deterministic job ids make that harmless. /metrics, /healthz and /readyz are served on
  * ROBOTS_AUDIT_SCHEDULER_METRICS_PORT (its own, so that a worker can run on the same host); a
  * Postgres that does not answer yet is waited for, not fatal.
@@ -69,6 +69,13 @@ async function schedule(config: AppConfig, log: Logger, health: ProcessHealth, s
       const done = await runtime.lifecycle.reconcile(run.id);
       await finishRunIfComplete(runtime, run.id);
       if (done.sites + done.failed > 0) log.info({ runId: run.id, ...done }, 'run reconciled');
+    }
+    // A completed run's pending sites (waiting for a retry it did not wait for): a lost job is
+    // queued again, due when the retry is, so the site's night still comes (issue 26).
+    for (const run of await runtime.repos.runs.completedRunsWithWaits()) {
+      const done = await runtime.lifecycle.reconcile(run.id);
+      await finishRunIfComplete(runtime, run.id);
+      if (done.sites + done.failed > 0) log.info({ runId: run.id, ...done }, 'pending sites of a completed run reconciled');
     }
     // Deliveries outlive their runs: a pending one whose job is gone is queued again.
     const deliveries = await reconcileDeliveries(runtime);

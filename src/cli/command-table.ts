@@ -89,7 +89,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import('./commands/serve.command.js')).registerServeCommand,
   },
   {
-    commands: [{ name: 'stats', term: 'stats [options]', description: 'Show the pipeline now: jobs per queue, runs in progress, failed jobs, pending alert deliveries.' }],
+    commands: [{ name: 'stats', term: 'stats [options]', description: 'Show the pipeline now: jobs per queue, runs in progress, failed jobs, pending alert deliveries, sites waiting for a retry.' }],
     load: async () => (await import('./commands/stats.command.js')).registerStatsCommand,
   },
   {

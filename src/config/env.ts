@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { FLAPPING_SETTLE_NIGHTS, FLAPPING_WINDOW_NIGHTS } from '../policy/flapping.js';
+import { DEFAULT_RUN_HOLD_SECONDS } from '../policy/run-hold.js';
+import type { RetrySchedule } from '../policy/retry-schedule.js';
 
 const seconds = (list: string) =>
   list
@@ -77,6 +79,12 @@ export const envSchema = z.object({
   ROBOTS_AUDIT_RETRY_503_FACTOR: z.coerce.number().min(1).default(4),
   /** Upper bound on a server's Retry-After that we honour, seconds. */
   ROBOTS_AUDIT_RETRY_AFTER_CAP: z.coerce.number().min(0).default(3600),
+  /**
+   * A run waits for one site's retry only when it is due within this many seconds of being
+   * scheduled (src/policy/run-hold.ts); a longer wait holds that site only: the run ends for the
+   * others and the site is pending until its retry. 0: a run never waits for a retry.
+   */
+  ROBOTS_AUDIT_RUN_HOLD_SECONDS: z.coerce.number().min(0).default(DEFAULT_RUN_HOLD_SECONDS),
   /**
    * Fetches in flight at once per worker process: the bound on open sockets. Sized for real
    * latency: at ~300 ms a robots.txt, 1,024 in flight allow ~3,400 sites/s, and a night of 1,000
@@ -254,4 +262,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 export function config(): AppConfig {
   cached ??= loadConfig();
   return cached;
+}
+
+/** The retry schedule within a run these settings give: workers retry by it, commands describe waits by it. */
+export function retryScheduleOf(c: Pick<AppConfig, 'ROBOTS_AUDIT_RETRY_DELAYS' | 'ROBOTS_AUDIT_RETRY_503_FACTOR' | 'ROBOTS_AUDIT_RETRY_AFTER_CAP'>): RetrySchedule {
+  return { delaysSeconds: c.ROBOTS_AUDIT_RETRY_DELAYS, factor503: c.ROBOTS_AUDIT_RETRY_503_FACTOR, retryAfterCapSeconds: c.ROBOTS_AUDIT_RETRY_AFTER_CAP };
 }

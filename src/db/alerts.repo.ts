@@ -7,10 +7,10 @@
  * up. `markDelivered` and `markAttemptFailed` each count one attempt; `markFailed` counts none
  * (call it after the last `markAttemptFailed`, or for a permanent error after recording it).
  */
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, not, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import type { AlertChannel } from './channels.repo.js';
-import { ALERT_SEVERITIES, alertChannels, alertDeliveries, alerts, sites } from './schema.js';
+import { ALERT_SEVERITIES, alertChannels, alertDeliveries, alerts, auditRuns, sites } from './schema.js';
 
 export type Alert = typeof alerts.$inferSelect;
 export type AlertSeverityName = Alert['severity'];
@@ -29,8 +29,24 @@ export interface Written<T> {
   existing: T[];
 }
 
-/** One alert to one channel, or the digest of a run to one channel. */
-export type DeliveryTarget = { channelId: number; alertId: number } | { channelId: number; digestRunId: number };
+/**
+ * One alert to one channel, or the digest of a run to one channel: the run's digest when it
+ * completes, or its late digest (`late`), once the sites that were pending then are in (issue 26).
+ */
+export type DeliveryTarget = { channelId: number; alertId: number } | { channelId: number; digestRunId: number; late?: boolean };
+
+/**
+ * Which of a run's alerts: all of them; those of a digest (`main`: every site but the late ones);
+ * those of the late digest (`late`: the sites that were pending when the run completed).
+ */
+export type RunAlertsPart = 'all' | 'main' | 'late';
+
+/** A site the run did not wait for: when its retry was due as the run completed. */
+export interface LateSite {
+  siteId: number;
+  origin: string | null;
+  until: Date;
+}
 
 export interface DeliveryWithContext {
   delivery: AlertDelivery;
@@ -42,11 +58,21 @@ export interface DeliveryWithContext {
   alerts: AlertWithOrigin[];
   /** Set for digests. */
   digestRunId: number | null;
+  /** A late digest (its alerts: the late sites'). */
+  late: boolean;
+  /** For digests: the sites that were pending when the run completed (the late digest's sites). */
+  lateSites: LateSite[];
 }
 
-/** `ch<id>:alert<id>` / `ch<id>:run<id>:digest`, as the schema documents. */
+/** `ch<id>:alert<id>` / `ch<id>:run<id>:digest` / `ch<id>:run<id>:late-digest`, as the schema documents. */
 export function deliveryDedupeKey(target: DeliveryTarget): string {
-  return 'alertId' in target ? `ch${target.channelId}:alert${target.alertId}` : `ch${target.channelId}:run${target.digestRunId}:digest`;
+  if ('alertId' in target) return `ch${target.channelId}:alert${target.alertId}`;
+  return `ch${target.channelId}:run${target.digestRunId}:${target.late ? 'late-digest' : 'digest'}`;
+}
+
+/** A late digest's delivery, known by its dedupe key. */
+export function isLateDigestKey(dedupeKey: string): boolean {
+  return dedupeKey.endsWith(':late-digest');
 }
 
 /** The severities at least as severe as `min` (critical > warning > info). */
@@ -67,12 +93,33 @@ export function createAlertsRepo(db: Executor) {
       .leftJoin(sites, eq(sites.id, alerts.siteId))
       .$dynamic();
 
-  /** A run's alerts at or above `minSeverity`, most severe first, then by origin and kind. */
-  async function alertsOfRun(runId: number, minSeverity: AlertSeverityName = 'info'): Promise<AlertWithOrigin[]> {
+  /**
+   * A run's alerts at or above `minSeverity`, most severe first, then by origin and kind: all, or
+   * a digest's part of them (the late sites' alerts go in the late digest, the others in the run's).
+   */
+  async function alertsOfRun(runId: number, minSeverity: AlertSeverityName = 'info', part: RunAlertsPart = 'all'): Promise<AlertWithOrigin[]> {
+    const late = sql`exists (select 1 from ${auditRuns} r where r.id = ${alerts.runId} and coalesce((r.counts -> 'late') ? ${alerts.siteId}::text, false))`;
     const rows = await withOrigin()
-      .where(and(eq(alerts.runId, runId), inArray(alerts.severity, severitiesAtLeast(minSeverity))))
+      .where(
+        and(
+          eq(alerts.runId, runId),
+          inArray(alerts.severity, severitiesAtLeast(minSeverity)),
+          part === 'all' ? undefined : part === 'late' ? late : not(late),
+        ),
+      )
       .orderBy(asc(alerts.severity), asc(sites.origin), asc(alerts.kind), asc(alerts.id));
     return rows.map((r) => ({ ...r.alert, origin: r.origin }));
+  }
+
+  /** The sites that were pending when the run completed, with when their retry was due then, by origin. */
+  async function lateSitesOf(runId: number): Promise<LateSite[]> {
+    const result = await db.execute<{ site_id: number; origin: string | null; until: string }>(sql`
+      select l.key::int as site_id, s.origin, l.value #>> '{}' as until
+      from ${auditRuns} r, jsonb_each(coalesce(r.counts -> 'late', '{}'::jsonb)) l
+      left join ${sites} s on s.id = l.key::int
+      where r.id = ${runId}
+      order by s.origin, l.key::int`);
+    return result.rows.map((r) => ({ siteId: Number(r.site_id), origin: r.origin, until: new Date(r.until) }));
   }
 
   async function deliveriesByKey(keys: readonly string[]): Promise<AlertDelivery[]> {
@@ -82,6 +129,7 @@ export function createAlertsRepo(db: Executor) {
 
   return {
     alertsOfRun,
+    lateSitesOf,
 
     /** Raises alerts; one whose dedupe key exists is not written again but is returned in `existing`. */
     async insertAlerts(drafts: readonly AlertInput[]): Promise<Written<Alert>> {
@@ -129,10 +177,12 @@ export function createAlertsRepo(db: Executor) {
       const { delivery, channel } = row;
       if (delivery.alertId !== null) {
         const found = await withOrigin().where(eq(alerts.id, delivery.alertId)).limit(1);
-        return { delivery, channel, alerts: found.map((r) => ({ ...r.alert, origin: r.origin })), digestRunId: null };
+        return { delivery, channel, alerts: found.map((r) => ({ ...r.alert, origin: r.origin })), digestRunId: null, late: false, lateSites: [] };
       }
       const runId = delivery.runId;
-      return { delivery, channel, alerts: runId === null ? [] : await alertsOfRun(runId, channel.minSeverity), digestRunId: runId };
+      const late = isLateDigestKey(delivery.dedupeKey);
+      if (runId === null) return { delivery, channel, alerts: [], digestRunId: null, late, lateSites: [] };
+      return { delivery, channel, alerts: await alertsOfRun(runId, channel.minSeverity, late ? 'late' : 'main'), digestRunId: runId, late, lateSites: await lateSitesOf(runId) };
     },
 
     /** Pending deliveries, oldest first, at most `limit`: what reconciling the alerts queue looks at. */

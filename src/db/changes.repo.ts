@@ -15,7 +15,7 @@ export function createChangesRepo(db: Executor) {
     /** Progress of a run, from its row (without its site list). */
     async runProgress(runId: number): Promise<RunTally> {
       const rows = await db.select(progressColumns).from(auditRuns).where(eq(auditRuns.id, runId)).limit(1);
-      return rows[0] ? tallyOf(rows[0]) : { done: 0, skipped: 0, failed: 0, total: 0 };
+      return rows[0] ? tallyOf(rows[0]) : { done: 0, skipped: 0, failed: 0, pending: 0, waiting: 0, total: 0 };
     },
 
     /** The change record of a site's night, if anything changed. */

@@ -24,6 +24,8 @@ import { pgJson, pgText } from './pg-text.js';
 import { mergeAgentTokens } from './tracked-urls.repo.js';
 import { agentFamilyOf } from './agent-families.js';
 import { clampSmallint } from './column-limits.js';
+import { createLateDigests, updateRunCounters } from './run-counters.js';
+import type { RunCounterUpdate, ScheduledWait } from './run-counters.js';
 
 /** A query runner: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
@@ -70,6 +72,9 @@ export interface FailedAttemptRow {
   status: number | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /** When the retry is due, and whether the run waits for it (policy/run-hold.ts): the site's wait on its run. */
+  retryUntil: Date;
+  holdsRun: boolean;
 }
 
 export interface StoreResult {
@@ -77,7 +82,7 @@ export interface StoreResult {
   stored: Set<string>;
   /** Nights whose state moved on since they were computed: nothing of them was written. */
   stale: Set<string>;
-  /** Deliveries created (pending) by this call: to queue once committed. */
+  /** Deliveries created (pending) by this call, late digests included: to queue once committed. */
   deliveryIds: number[];
   /** Runs whose count says every site is done (or skipped, or failed): to finish. */
   runsToFinish: number[];
@@ -449,7 +454,10 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
       ],
     });
   }
-  if (nights.length === 0) return result;
+  if (nights.length === 0) {
+    await countRuns(db, [], attempts, result);
+    return result;
+  }
 
   const snaps = nights.map((n) => n.snapshot);
   const inserted = await db.query<{ site_id: number; run_id: number }>({
@@ -498,7 +506,10 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
       fresh.push(n);
     }
   }
-  if (fresh.length === 0) return result;
+  if (fresh.length === 0) {
+    await countRuns(db, [], attempts, result);
+    return result;
+  }
 
   await storeStates(db, fresh, bodyId, responseId, result);
   if (result.stale.size > 0) return result;
@@ -589,33 +600,39 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
   }
 
   result.deliveryIds = await raiseAlerts(db, fresh);
+  await countRuns(db, fresh, attempts, result);
+  return result;
+}
 
-  // The runs' counters, once per run, under each run row's lock.
-  const byRun = new Map<number, { done: number; counts: Counts; sites: string[] }>();
+/**
+ * The runs' counters and waits, once per run, under each run row's lock (runs in id order):
+ * the nights stored, and the retries scheduled. A run this completes is to finish; a completed
+ * run whose last late site came in gets its late digests, in this transaction.
+ */
+async function countRuns(db: pg.PoolClient, fresh: readonly SiteNight[], attempts: readonly FailedAttemptRow[], result: StoreResult): Promise<void> {
+  const byRun = new Map<number, RunCounterUpdate & { stored: number[]; waits: ScheduledWait[] }>();
+  const runOf = (runId: number) => byRun.get(runId) ?? byRun.set(runId, { runId, done: 0, counts: {}, stored: [], waits: [] }).get(runId)!;
   for (const n of fresh) {
-    const run = byRun.get(n.runId) ?? byRun.set(n.runId, { done: 0, counts: {}, sites: [] }).get(n.runId)!;
+    const run = runOf(n.runId);
     run.done += 1;
-    run.sites.push(String(n.siteId));
+    run.stored.push(n.siteId);
     bump(run.counts, 'outcome', n.snapshot.outcome);
     bump(run.counts, 'policy', n.snapshot.policy);
     for (const kind of n.change?.kinds ?? []) bump(run.counts, 'change', kind);
   }
-  for (const [runId, add] of [...byRun].sort((a, b) => a[0] - b[0])) {
-    // A site counted as failed whose night is stored after all (a job retried by hand) is done, not failed.
-    const { rows } = await db.query<{ complete: boolean }>({
-      name: 'night-count-run',
-      text: `update audit_runs set sites_done = sites_done + $2,
-               counts = case when counts ? 'failed'
-                             then jsonb_set(robots_audit_add_counts(counts, $3::jsonb), '{failed}', (counts -> 'failed') - $4::text[])
-                             else robots_audit_add_counts(counts, $3::jsonb) end
-             where id = $1
-             returning status = 'running' and sites_done + (select count(*) from jsonb_object_keys(coalesce(counts -> 'skipped', '{}'::jsonb)))
-                                                + (select count(*) from jsonb_object_keys(coalesce(counts -> 'failed', '{}'::jsonb))) >= sites_total as complete`,
-      values: [runId, add.done, JSON.stringify(add.counts), add.sites],
-    });
-    if (rows[0]?.complete) result.runsToFinish.push(runId);
+  // A site's later attempt (a higher number) is its wait now.
+  for (const a of [...attempts].sort((x, y) => x.attempt - y.attempt)) {
+    const { waits } = runOf(a.runId);
+    const i = waits.findIndex((w) => w.siteId === a.siteId);
+    const wait = { siteId: a.siteId, until: a.retryUntil, holdsRun: a.holdsRun };
+    if (i >= 0) waits[i] = wait;
+    else waits.push(wait);
   }
-  return result;
+  for (const [runId, update] of [...byRun].sort((a, b) => a[0] - b[0])) {
+    const { complete, lateSettled } = await updateRunCounters(db, update);
+    if (complete) result.runsToFinish.push(runId);
+    if (lateSettled) result.deliveryIds.push(...(await createLateDigests(db, runId)));
+  }
 }
 
 async function storeBodies(db: pg.PoolClient, nights: readonly SiteNight[]): Promise<Map<string, number>> {

@@ -19,15 +19,24 @@ export interface RunTally {
   done: number;
   skipped: number;
   failed: number;
+  /** Sites waiting for a retry the run does not wait for (policy/run-hold.ts). */
+  pending: number;
+  /** Sites waiting for a retry, pending ones included. */
+  waiting: number;
   total: number;
 }
 
-/** A run's progress from its row: nights stored, and sites skipped (removed while it ran) or failed for good. */
-export function tallyOf(run: RunProgress): RunTally {
+/**
+ * A run's progress from its row: nights stored, sites skipped (removed while it ran) or failed
+ * for good, and those waiting for a retry (issue 26).
+ */
+export function tallyOf(run: Pick<RunProgress, 'sitesDone' | 'sitesTotal' | 'counts'>): RunTally {
   return {
     done: run.sitesDone,
     skipped: Object.keys(run.counts.skipped ?? {}).length,
     failed: Object.keys(run.counts.failed ?? {}).length,
+    pending: Object.keys(run.counts.pending ?? {}).length,
+    waiting: Object.keys(run.counts.waiting ?? {}).length,
     total: run.sitesTotal,
   };
 }
@@ -62,7 +71,7 @@ export function createRunsRepo(db: Executor) {
       select 'policy', policy::text, count(*) from snapshots where run_id = ${runId} group by policy
       union all
       select 'change', kind, count(*) from snapshot_changes, unnest(kinds) as kind where run_id = ${runId} group by kind`);
-    const counts: RunCounts = {};
+    const counts: Record<string, Record<string, number>> = {};
     for (const row of result.rows) (counts[row.group] ??= {})[row.key] = Number(row.n);
     return counts;
   }
@@ -85,6 +94,15 @@ export function createRunsRepo(db: Executor) {
     /** Runs not yet finished, oldest first. */
     runningRuns(): Promise<RunProgress[]> {
       return db.select(progressColumns).from(auditRuns).where(eq(auditRuns.status, 'running')).orderBy(auditRuns.id);
+    },
+
+    /** Completed runs with a site still waiting for its retry (pending: issue 26), oldest first. */
+    completedRunsWithWaits(): Promise<RunProgress[]> {
+      return db
+        .select(progressColumns)
+        .from(auditRuns)
+        .where(sql`${auditRuns.status} = 'completed' and ${auditRuns.counts} ? 'waiting'`)
+        .orderBy(auditRuns.id);
     },
 
     /** Sets `started_at` the first time only. */

@@ -150,13 +150,34 @@ export const auditRuns = pgTable('audit_runs', {
   /**
    * Totals by group, added to by the same transactions, e.g.
    * `{"outcome":{"ok":98,"server_error":2},"policy":{...},"change":{"rules":1}}`; `skipped` and
-   * `failed` map the site ids left out of the run (removed while it ran, or failed for good).
+   * `failed` map the site ids left out of the run (removed while it ran, or failed for good);
+   * `waiting`, `pending` and `late` map site ids to when their retry is due (RunCounts).
    */
   counts: jsonb('counts').$type<RunCounts>().notNull().default({}),
   createdAt: createdAt(),
 });
 
-export type RunCounts = Record<string, Record<string, number>>;
+/**
+ * The groups of `audit_runs.counts` that map a site id to when its retry is due (ISO time), not
+ * to a number (issue 26): `waiting`, every site whose retry is scheduled (its site job is
+ * delayed); `pending`, those of them due past ROBOTS_AUDIT_RUN_HOLD_SECONDS, which the run does
+ * not wait for; `late`, the sites that were pending when the run completed (kept after their
+ * nights come: the run's late digest carries their alerts). A site leaves `waiting` and
+ * `pending` in the transaction that stores its night, or when it is counted skipped or failed.
+ */
+export const RUN_WAIT_GROUPS = ['waiting', 'pending', 'late'] as const;
+
+export interface RunCounts {
+  outcome?: Record<string, number>;
+  policy?: Record<string, number>;
+  change?: Record<string, number>;
+  skipped?: Record<string, number>;
+  failed?: Record<string, number>;
+  waiting?: Record<string, string>;
+  pending?: Record<string, string>;
+  late?: Record<string, string>;
+  [group: string]: Record<string, number> | Record<string, string> | undefined;
+}
 
 /**
  * A robots.txt body, stored once per distinct content (R-18 / D-6: at most the kept bytes),
@@ -837,7 +858,8 @@ export const alertChannels = pgTable(
 
 /**
  * One delivery of an alert (or of a run digest) to a channel. `dedupe_key`
- * (`ch<id>:alert<id>`, `ch<id>:run<id>:digest`) makes enqueueing idempotent.
+ * (`ch<id>:alert<id>`, `ch<id>:run<id>:digest`, a late digest `ch<id>:run<id>:late-digest`)
+ * makes enqueueing idempotent.
  */
 export const alertDeliveries = pgTable(
   'alert_deliveries',

@@ -66,10 +66,22 @@ export interface RunProgressSample {
   failed: number;
 }
 
+/** The sites waiting for a retry, in every run (issue 26). */
+export interface WaitsSample {
+  /** Their run waits for them (due within ROBOTS_AUDIT_RUN_HOLD_SECONDS). */
+  holding: number;
+  /** Their run does not wait for them (due past the hold, or the run completed). */
+  pending: number;
+  /** Seconds from now until the latest of them is due (0 when none waits). */
+  secondsToLatest: number;
+}
+
 /** Where the gauges read on scrape come from; each may reject (its series are then left out of that scrape). */
 export interface StatusSources {
   queueDepths(): Promise<QueueDepthSample[]>;
   runsInProgress(): Promise<RunProgressSample[]>;
+  /** Optional: a process without it shows no wait series. */
+  waits?(): Promise<WaitsSample>;
   fetchSlots(): { inUse: number; waiting: number; size: number };
   largeBodySlots(): { inUse: number; waiting: number; size: number };
 }
@@ -169,6 +181,32 @@ export function createPipelineMetrics(options: PipelineMetricsOptions = {}): Pip
         this.set({ run_id, state: 'skipped' }, r.skipped);
         this.set({ run_id, state: 'failed' }, r.failed);
       }
+    },
+  });
+
+  // Sites waiting for a retry, read on scrape like the runs (issue 26): a wait longer than the
+  // hold leaves its run and shows up here as pending, so a long wait is never silent.
+  new Gauge({
+    name: `${METRIC_PREFIX}sites_waiting`,
+    help: 'Sites waiting for a retry, read from Postgres on scrape: holding (their run waits for them) and pending (their run does not: the retry is due past ROBOTS_AUDIT_RUN_HOLD_SECONDS).',
+    labelNames: ['state'] as const,
+    registers,
+    async collect() {
+      const waits = await sampled(sources?.waits?.bind(sources));
+      this.reset();
+      if (!waits) return;
+      this.set({ state: 'holding' }, waits.holding);
+      this.set({ state: 'pending' }, waits.pending);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}longest_wait_seconds`,
+    help: 'Seconds until the latest retry a site waits for is due (0 when none waits), read from Postgres on scrape.',
+    registers,
+    async collect() {
+      const waits = await sampled(sources?.waits?.bind(sources));
+      this.reset();
+      if (waits) this.set(waits.secondsToLatest);
     },
   });
 

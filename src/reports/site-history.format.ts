@@ -40,16 +40,26 @@ function eventLines(night: HistoryNight): string[] {
   return lines;
 }
 
+/** A night still to come: pending until its retry, the previous night's policy standing meanwhile (issue 26). */
+export function waitLines(history: SiteHistory): string[] {
+  return (history.waits ?? []).map(
+    (w) =>
+      `pending until ${w.until.toISOString()}: the night of ${formatNight(w.night)} (${w.runKey}) waits for its retry after ${w.answer}` +
+      `${w.pending ? ' (its run does not wait for it)' : ''}; until then the policy of the night before stands`,
+  );
+}
+
 export function formatHistory(history: SiteHistory): string {
   const { site, nights, totalNights } = history;
-  if (nights.length === 0) return `${site.origin}: no nights yet (robots-audit audit runs one)\n`;
+  const waits = waitLines(history);
+  if (nights.length === 0) return `${site.origin}: no nights yet (robots-audit audit runs one)\n${waits.map((l) => `${l}\n`).join('')}`;
   const shown = nights.length === totalNights ? plural(totalNights, 'night') : `${plural(totalNights, 'night')}, the newest ${nights.length} shown`;
   const rows = [
     ['NIGHT (UTC)', 'RUN', 'OUTCOME', 'POLICY'],
     ...nights.map((n) => [formatNight(n.night), n.runKey, outcomeText(n.outcome, n.status, n.errorCode), policyText(n.policy, n.policyReason, n.rulesNight)]),
   ];
   const table = alignColumns(rows);
-  const out = [`${site.origin}: ${shown}, newest first`, '', table[0]!];
+  const out = [`${site.origin}: ${shown}, newest first`, ...waits, '', table[0]!];
   nights.forEach((night, i) => {
     out.push(table[i + 1]!);
     for (const line of eventLines(night)) out.push(`    ${line}`);
@@ -60,7 +70,8 @@ export function formatHistory(history: SiteHistory): string {
 /**
  * The JSON of `history --json` (stable: keys are only ever added). Times are ISO strings (UTC);
  * `status`, `errorCode`, `unreachableSince`, `rulesNight`, `rulesRunKey`, `bodySha256`,
- * `bodyBytes` and `confirmSha256` are null when they do not apply.
+ * `bodyBytes` and `confirmSha256` are null when they do not apply. `pending`: the site's nights
+ * still to come, waiting for a retry (issue 26), the soonest due first.
  */
 export function historyJson(history: SiteHistory, limit: number) {
   return {
@@ -86,6 +97,14 @@ export function historyJson(history: SiteHistory, limit: number) {
       changes: n.changes,
       flips: n.flips.map((f) => ({ url: f.url, agent: f.agent, from: f.from, to: f.to, cause: f.cause, ruleBefore: f.ruleBefore, ruleAfter: f.ruleAfter })),
       alerts: n.alerts.map((a) => ({ severity: a.severity, kind: a.kind, title: a.title })),
+    })),
+    pending: (history.waits ?? []).map((w) => ({
+      night: w.night.toISOString(),
+      runId: w.runId,
+      runKey: w.runKey,
+      until: w.until.toISOString(),
+      runWaits: !w.pending,
+      answer: w.answer,
     })),
   };
 }

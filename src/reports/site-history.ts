@@ -1,7 +1,7 @@
 /**
  * A site's timeline of nights (`robots-audit history`), newest first: each night's outcome and
  * effective policy with the rule behind it (R-10..R-15, D-3, D-4), what changed, the verdicts
- * that flipped and the alerts raised.
+ * that flipped and the alerts raised; and a night still to come, waiting for its retry.
  *
  * Every query is one site's rows through an index that leads with `site_id`: the nights through
  * the snapshots' primary key (site, run clock) read backwards and cut at the limit, then the
@@ -11,6 +11,7 @@
 import type { FlipRule } from '../db/schema.js';
 import type { Queryable } from './site-errors.js';
 import { nightPolicyOf } from './site-lookup.js';
+import { loadWaits } from '../db/run-waits.js';
 import type { NightPolicy, NightPolicyRow, SiteRef } from './site-lookup.js';
 
 /** Nights shown when `--limit` is not given. */
@@ -53,11 +54,28 @@ export interface HistoryNight extends NightPolicy {
   alerts: HistoryAlert[];
 }
 
+/**
+ * A night of the site still to come (issue 26): its run's retry of the site is due `until`; until
+ * then the site's policy is the one its previous night established (as a crawler keeps its cached copy).
+ */
+export interface HistoryWait {
+  runId: number;
+  runKey: string;
+  night: Date;
+  until: Date;
+  /** Its run completed without it (pending), or waits for it. */
+  pending: boolean;
+  /** What the attempt that failed got: `503, Retry-After: 3600`, `ECONNRESET`. */
+  answer: string;
+}
+
 export interface SiteHistory {
   site: SiteRef;
   /** Every night stored for the site (the timeline shows the newest `limit`). */
   totalNights: number;
   nights: HistoryNight[];
+  /** Its nights waiting for a retry, the soonest due first (none: left out or empty). */
+  waits?: HistoryWait[];
 }
 
 interface NightRow extends NightPolicyRow {
@@ -85,8 +103,16 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
     [site.id, limit],
   );
   const [total] = (await db.query<{ n: number }>('select count(*)::int as n from snapshots where site_id = $1', [site.id])).rows;
+  const waits = (await loadWaits(db, { siteId: site.id })).map((w) => ({
+    runId: w.runId,
+    runKey: w.runKey,
+    night: w.runAt,
+    until: w.until,
+    pending: w.pending,
+    answer: `${w.status ?? w.errorCode ?? w.outcome ?? 'no answer'}${w.retryAfter !== null ? `, Retry-After: ${w.retryAfter}` : ''}`,
+  }));
   const runIds = nights.rows.map((n) => n.run_id);
-  if (runIds.length === 0) return { site, totalNights: total?.n ?? 0, nights: [] };
+  if (runIds.length === 0) return { site, totalNights: total?.n ?? 0, nights: [], waits };
 
   const [changes, flips, alerts] = await Promise.all([
     db.query<{ run_id: number; kinds: string[] }>('select run_id, kinds from snapshot_changes where site_id = $1 and run_id = any($2::int[])', [site.id, runIds]),
@@ -114,6 +140,7 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
   return {
     site,
     totalNights: total?.n ?? 0,
+    waits,
     nights: nights.rows.map((n) => ({
       ...nightPolicyOf(n),
       rulesNight: n.rules_run_at,

@@ -1,8 +1,10 @@
 /**
  * The dashboard's runs and alert deliveries: the runs newest first from the run_summary view
- * (a running one with its progress), and the deliveries of alerts to channels with their state.
+ * (a running one with its progress, a completed one with its pending sites: issue 26), a run's
+ * sites waiting for a retry, and the deliveries of alerts to channels with their state.
  */
 import type pg from 'pg';
+import { loadWaits } from '../db/run-waits.js';
 
 export interface RunRow {
   runId: number;
@@ -27,12 +29,15 @@ export interface RunRow {
   changes: number;
   flips: number;
   alerts: number;
+  /** Sites waiting for a retry: of a completed run, the pending ones (their nights still to come). */
+  sitesWaiting: number;
 }
 
 const RUN_COLUMNS = `run_id as "runId", run_key as "runKey", trigger, status, portfolio, run_at as "runAt", started_at as "startedAt",
   finished_at as "finishedAt", seconds, sites_total as "sitesTotal", sites_done as "sitesDone", sites_skipped as "sitesSkipped",
   sites_failed as "sitesFailed", ok, unavailable, rate_limited as "rateLimited", server_error as "serverError",
-  network_error as "networkError", redirect_limit as "redirectLimit", changes, flips, alerts`;
+  network_error as "networkError", redirect_limit as "redirectLimit", changes, flips, alerts,
+  (select count(*)::int from audit_runs w, jsonb_object_keys(coalesce(w.counts -> 'waiting', '{}'::jsonb)) where w.id = run_summary.run_id) as "sitesWaiting"`;
 
 export interface RunsPage {
   running: RunRow[];
@@ -52,6 +57,29 @@ export async function runsPage(pool: pg.Pool, page: number, pageSize: number): P
 export async function runById(pool: pg.Pool, runId: number): Promise<RunRow | null> {
   const { rows } = await pool.query<RunRow>(`select ${RUN_COLUMNS} from run_summary where run_id = $1`, [runId]);
   return rows[0] ?? null;
+}
+
+export interface RunWaitRow {
+  siteId: number;
+  origin: string | null;
+  until: Date;
+  /** Its run does not wait for it. */
+  pending: boolean;
+  /** What the attempt that failed got: `503, Retry-After: 3600`, `ECONNRESET`; and its number. */
+  answer: string;
+  attempt: number | null;
+}
+
+/** A run's sites waiting for a retry, the soonest due first. */
+export async function runWaits(pool: pg.Pool, runId: number): Promise<RunWaitRow[]> {
+  return (await loadWaits(pool, { runId })).map((w) => ({
+    siteId: w.siteId,
+    origin: w.origin,
+    until: w.until,
+    pending: w.pending,
+    answer: `${w.status ?? w.errorCode ?? w.outcome ?? 'no answer'}${w.retryAfter !== null ? `, Retry-After: ${w.retryAfter}` : ''}`,
+    attempt: w.attempt,
+  }));
 }
 
 /** What a progress bar needs, read from one row (audit_runs keeps the counters). */

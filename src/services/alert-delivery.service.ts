@@ -23,6 +23,7 @@ import {
   slackDigestMessage,
   webhookBody,
 } from './alerting/messages.js';
+import type { PendingSite } from './alerting/messages.js';
 
 export interface DeliveryJob {
   id: number;
@@ -31,8 +32,12 @@ export interface DeliveryJob {
   channel: { id: number; kind: 'webhook' | 'slack' | 'email'; url: string; secret: string | null };
   /** A single alert, or null for a digest. */
   alert: (AlertDraft & { createdAt: Date; textDiff: string | null }) | null;
-  /** For digests: the run and its alerts at or above the channel's minimum severity. */
-  digest: { runId: number; finishedAt: Date; alerts: AlertDraft[] } | null;
+  /**
+   * For digests: the run and its alerts at or above the channel's minimum severity; a late
+   * digest (`late`) has those of the sites that were pending when the run completed, the run's
+   * digest the others and the list of those sites (`pending`).
+   */
+  digest: { runId: number; finishedAt: Date; alerts: AlertDraft[]; late: boolean; pending: PendingSite[] } | null;
 }
 
 export interface DeliveryStore {
@@ -70,7 +75,7 @@ export const ALERT_MAIL_HEADERS: Readonly<Record<string, string>> = { 'Auto-Subm
  * between the server's 250 and the row's update is recognisably the same message.
  */
 export function alertMessageId(job: Pick<DeliveryJob, 'channel' | 'alert' | 'digest'>, domain: string): string {
-  const subject = job.alert ? job.alert.dedupeKey : `digest-run${job.digest?.runId ?? 'none'}`;
+  const subject = job.alert ? job.alert.dedupeKey : `${job.digest?.late ? 'late-' : ''}digest-run${job.digest?.runId ?? 'none'}`;
   // RFC 5322: the left of a msg-id is a dot-atom (no `:`, `@`, spaces, ...).
   return `<robots-audit.${subject.replace(/[^A-Za-z0-9!#$%&'*+/=?^_`{|}~-]/g, '-')}.ch${job.channel.id}@${domain}>`;
 }
@@ -83,7 +88,7 @@ export function createAlertDeliveryService(deps: AlertDeliveryDeps) {
       return slack ? JSON.stringify(slackAlertMessage(job.alert, options)) : webhookBody(alertWebhookPayload(job.alert, options));
     }
     if (!job.digest) throw new UnrecoverableError(`delivery ${job.id} has neither an alert nor a digest`);
-    const options = { runId: String(job.digest.runId), finishedAt: job.digest.finishedAt };
+    const options = { runId: String(job.digest.runId), finishedAt: job.digest.finishedAt, late: job.digest.late, pending: job.digest.pending };
     return slack ? JSON.stringify(slackDigestMessage(job.digest.alerts, options)) : webhookBody(digestWebhookPayload(job.digest.alerts, options));
   }
 
@@ -114,7 +119,7 @@ export function createAlertDeliveryService(deps: AlertDeliveryDeps) {
       content = alertMail(job.alert, { raisedAt: job.alert.createdAt, textDiff: job.alert.textDiff, dashboardUrl });
       date = job.alert.createdAt;
     } else if (job.digest) {
-      content = digestMail(job.digest.alerts, { runId: String(job.digest.runId), finishedAt: job.digest.finishedAt, dashboardUrl });
+      content = digestMail(job.digest.alerts, { runId: String(job.digest.runId), finishedAt: job.digest.finishedAt, late: job.digest.late, pending: job.digest.pending, dashboardUrl });
       date = job.digest.finishedAt;
     } else {
       throw new UnrecoverableError(`delivery ${job.id} has neither an alert nor a digest`);

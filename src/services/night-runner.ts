@@ -14,7 +14,8 @@ import type pg from 'pg';
 import type { FetchResult } from '../http/fetch-result.js';
 import type { Logger } from '../log/logger.js';
 import type { RetrySchedule } from '../policy/index.js';
-import { NIGHT_FAILED_ERROR_CODE, nextRetryDelayMs } from '../policy/index.js';
+import { NIGHT_FAILED_ERROR_CODE, msUntil, nextRetryDelayMs, scheduledRetry } from '../policy/index.js';
+import type { ScheduledRetry } from '../policy/index.js';
 import type { HostLock } from '../queues/host-lock.js';
 import type { FailedAttemptRow, RunClock, SiteContext } from '../db/night-store.js';
 import { loadBody, loadBodyBySha, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
@@ -55,6 +56,11 @@ export interface NightRunnerDeps {
   /** How long to wait before trying a busy host again. */
   hostBusyDelayMs: number;
   schedule: RetrySchedule;
+  /**
+   * A retry due within this many seconds of being scheduled holds its run; a later one holds its
+   * site only (ROBOTS_AUDIT_RUN_HOLD_SECONDS, policy/run-hold.ts).
+   */
+  runHoldSeconds: number;
   /** Queues the site job of (run, site), to start after `delayMs`. Idempotent (job id). */
   handOver: (runId: number, siteId: number, delayMs: number) => Promise<void>;
   /** A site removed while its run went on: counted as skipped so the run can end. */
@@ -70,7 +76,7 @@ export type SiteOutcome =
   | { kind: 'stored'; outcome: string }
   | { kind: 'already-stored' }
   | { kind: 'skipped' }
-  | { kind: 'retry'; delayMs: number; outcome: string; attempt: number }
+  | { kind: 'retry'; until: Date; outcome: string; attempt: number }
   | { kind: 'handed-over'; delayMs: number; why: 'deadline' | 'retrying' | 'error' };
 
 export interface BatchSummary {
@@ -169,8 +175,11 @@ export function createNightRunner(deps: NightRunnerDeps) {
 
     const delayMs = nextRetryDelayMs(deps.schedule, { attempt, outcome: result.outcome, status: result.status, retryAfterSeconds: result.retryAfterSeconds });
     if (delayMs !== null) {
-      await deps.writer.submitAttempt(failedAttemptRow(run.id, ctx, attempt, result));
-      return { kind: 'retry', delayMs, outcome: result.outcome, attempt };
+      // Its wait is recorded on its run with the attempt (issue 26), due from now: the job that
+      // retries it starts then, however long the hand-over takes.
+      const retry = scheduledRetry(new Date(), delayMs, deps.runHoldSeconds);
+      await deps.writer.submitAttempt(failedAttemptRow(run.id, ctx, attempt, result, retry));
+      return { kind: 'retry', until: retry.until, outcome: result.outcome, attempt };
     }
     return storeNight(run, ctx, result, attempt, confirm);
   }
@@ -207,7 +216,7 @@ export function createNightRunner(deps: NightRunnerDeps) {
       else if (outcome.kind === 'skipped') summary.skipped += 1;
       else {
         summary.handedOver += 1;
-        await deps.handOver(runId, siteId, outcome.delayMs);
+        await deps.handOver(runId, siteId, outcome.kind === 'retry' ? msUntil(outcome.until, new Date()) : outcome.delayMs);
       }
     }
     return summary;
@@ -221,7 +230,8 @@ export function createNightRunner(deps: NightRunnerDeps) {
     if (!ctx) return { kind: 'skipped' };
     const outcome = await processSite(run, ctx, { inBatch: false, holder });
     if (outcome.kind === 'retry') {
-      throw new FetchRetryError(outcome.delayMs, `${outcome.outcome} on attempt ${outcome.attempt}, retry in ${outcome.delayMs} ms`);
+      const delayMs = msUntil(outcome.until, new Date());
+      throw new FetchRetryError(delayMs, `${outcome.outcome} on attempt ${outcome.attempt}, retry in ${delayMs} ms (${outcome.until.toISOString()})`);
     }
     return outcome;
   }
@@ -337,7 +347,7 @@ async function computeNightOf(
 }
 
 
-function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: FetchResult): FailedAttemptRow {
+function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: FetchResult, retry: ScheduledRetry): FailedAttemptRow {
   const answer = answerOf(r, ctx.state);
   return {
     siteId: ctx.siteId,
@@ -352,6 +362,8 @@ function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: F
     status: r.status,
     errorCode: r.errorCode,
     errorMessage: clampText(r.errorMessage, MAX_ERROR_MESSAGE_CHARS),
+    retryUntil: retry.until,
+    holdsRun: retry.holdsRun,
   };
 }
 

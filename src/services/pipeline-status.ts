@@ -1,12 +1,15 @@
 /**
  * The state of the pipeline as an operator reads it: jobs per queue and state (Redis), runs in
- * progress and how far they got (Postgres), the latest failed jobs with their reason, and the
- * alert deliveries still pending. `robots-audit stats` prints it; the metrics of workers and the
- * scheduler read the same functions on each scrape.
+ * progress and how far they got (Postgres), the latest failed jobs with their reason, the alert
+ * deliveries still pending, and the sites waiting for a retry. `robots-audit stats` prints it;
+ * the metrics of workers and the scheduler read the same functions on each scrape.
  */
 import type { Queue } from 'bullmq';
 import type { PipelineStatusRepo, RunInProgress } from '../db/pipeline-status.repo.js';
 import type { Queues } from '../queues/queues.js';
+import { loadWaitTotals } from '../db/run-waits.js';
+import type { WaitsReader } from '../db/run-waits.js';
+import { msUntil } from '../policy/run-hold.js';
 
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
@@ -75,6 +78,16 @@ export function progressOf(run: RunInProgress, now: Date): RunProgress {
 
 export async function runsInProgress(repo: Pick<PipelineStatusRepo, 'runsInProgress'>, now: Date): Promise<RunProgress[]> {
   return (await repo.runsInProgress()).map((run) => progressOf(run, now));
+}
+
+/** The sites waiting for a retry as the metrics count them: holding their run, pending, and how long until the latest is due. */
+export async function waitsNow(db: WaitsReader, now: Date): Promise<{ holding: number; pending: number; secondsToLatest: number }> {
+  const totals = await loadWaitTotals(db);
+  return {
+    holding: totals.waiting - totals.pending,
+    pending: totals.pending,
+    secondsToLatest: totals.latestUntil === null ? 0 : Math.ceil(msUntil(totals.latestUntil, now) / 1000),
+  };
 }
 
 export interface FailedJob {

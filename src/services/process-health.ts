@@ -14,7 +14,7 @@ import type { Logger } from '../log/logger.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { createPipelineMetrics } from '../metrics/pipeline-metrics.js';
 import type { PipelineRecorder } from '../metrics/pipeline-metrics.js';
-import { queueDepths, runsInProgress } from './pipeline-status.js';
+import { queueDepths, runsInProgress, waitsNow } from './pipeline-status.js';
 import type { Runtime } from './runtime.js';
 
 export interface ProcessHealthOptions {
@@ -88,6 +88,7 @@ export async function startProcessHealth(config: AppConfig, log: Logger, options
         // Queue commands wait for a Redis that is away (workers never give a command up): a scrape must not.
         queueDepths: () => (rt.redis.status === 'ready' ? withDeadline(queueDepths(rt.queues), timeoutMs) : Promise.reject(new Error('Redis is not connected'))),
         runsInProgress: () => withDeadline(runsInProgress(status, new Date()), timeoutMs),
+        waits: () => withDeadline(waitsNow(rt.db.pool, new Date()), timeoutMs),
         fetchSlots: () => rt.nights.slots,
         largeBodySlots: () => rt.nights.largeBodies,
       });

@@ -2,15 +2,24 @@
  * Starting and ending audit runs. A run is created once per run key (a second scheduler firing
  * finds it and adds nothing new) with the list of its sites; they are queued as batch jobs with
  * deterministic ids. A run ends when every one of its sites has its night stored, or was skipped
- * (removed while the run went on) or failed for good (a job that used up its retries): a job that
- * failed never holds its run open. Reconciling re-queues, one site job each, the sites that lost
- * their jobs (a Redis restart, say).
+ * (removed while the run went on) or failed for good (a job that used up its retries), or is
+ * pending: waiting for a retry due past ROBOTS_AUDIT_RUN_HOLD_SECONDS (issue 26), which holds that
+ * site only. A job that failed never holds its run open, nor does one site's long wait. The
+ * pending sites of a completed run come in later (their nights, then the run's late digest).
+ * Reconciling re-queues, one site job each, the sites that lost their jobs (a Redis restart,
+ * say), a waiting one due when its retry was: in running runs, and in completed runs with
+ * pending sites.
  */
 import type { Job, Queue } from 'bullmq';
 import { sql } from 'drizzle-orm';
-import type { AuditRun, Repos } from '../db/index.js';
+import type pg from 'pg';
+import type { AuditRun, Repos, RunProgress } from '../db/index.js';
+import { progressColumns, tallyOf } from '../db/runs.repo.js';
 import { auditRuns } from '../db/schema.js';
 import type { Executor } from '../db/client.js';
+import { inTransaction } from '../db/transaction.js';
+import { createLateDigests, markRunSite, runSettledSql } from '../db/run-counters.js';
+import { msUntil, runSettled } from '../policy/run-hold.js';
 import { JOBS, jobIds } from '../queues/contracts.js';
 
 /** Jobs added per addBulk call: large enough to be fast, small enough for Redis' request size. */
@@ -33,6 +42,8 @@ export class UnknownPortfolioError extends Error {
 
 export interface RunLifecycleDeps {
   db: Executor;
+  /** The same database, for the statements that share night-store's plain SQL (run-counters.ts). */
+  pool: pg.Pool;
   repos: Pick<Repos, 'runs' | 'sites' | 'portfolios' | 'channels' | 'alerts'>;
   fetchQueue: Pick<Queue, 'addBulk'>;
   siteQueue: Pick<Queue, 'addBulk' | 'getJob'>;
@@ -60,12 +71,16 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
     for (let i = 0; i < jobs.length; i += ENQUEUE_BATCH) await deps.fetchQueue.addBulk(jobs.slice(i, i + ENQUEUE_BATCH));
   }
 
-  async function enqueueSites(runId: number, siteIds: readonly number[]): Promise<void> {
+  /** A site job each; one waiting for its retry (`waiting`: site id -> ISO time) starts when that is due. */
+  async function enqueueSites(runId: number, siteIds: readonly number[], waiting: Readonly<Record<string, string>> = {}): Promise<void> {
+    const now = deps.now();
     for (let i = 0; i < siteIds.length; i += ENQUEUE_BATCH) {
       await deps.siteQueue.addBulk(
         siteIds.slice(i, i + ENQUEUE_BATCH).map((siteId) => {
           const data = { runId, siteId };
-          return { name: JOBS.fetchSite, data, opts: { jobId: jobIds.fetchSite(data) } };
+          const until = waiting[String(siteId)];
+          const delay = until === undefined ? 0 : Math.round(msUntil(new Date(until), now));
+          return { name: JOBS.fetchSite, data, opts: { jobId: jobIds.fetchSite(data), ...(delay > 0 ? { delay } : {}) } };
         }),
       );
     }
@@ -134,14 +149,18 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
   }
 
   /**
-   * Gives every missing site of a running run a live job. A site job that is waiting, delayed or
-   * active is left alone; one that failed for good counts the site as failed (or, when asked, is
-   * tried again); a missing one (lost with Redis' state, or its batch failed) is queued.
+   * Gives every missing site of a run a live job (of a completed run: its pending sites). A site
+   * job that is waiting, delayed or active is left alone; one that failed for good counts the site
+   * as failed (or, when asked, is tried again); a missing one (lost with Redis' state, or its batch
+   * failed) is queued, due when its retry is if it was waiting for one.
    */
   async function requeueMissing(run: AuditRun, options: { retryFailedJobs: boolean }): Promise<Requeued> {
     const done: Requeued = { sites: 0, failed: 0 };
     const queue: number[] = [];
-    for (const siteId of await missingSites(run)) {
+    const waiting = run.counts.waiting ?? {};
+    let missing = await missingSites(run);
+    if (run.status !== 'running') missing = missing.filter((siteId) => waiting[String(siteId)] !== undefined);
+    for (const siteId of missing) {
       const job = (await deps.siteQueue.getJob(jobIds.fetchSite({ runId: run.id, siteId }))) as Job | undefined;
       const state = job ? await job.getState() : 'missing';
       if (state === 'failed' && !options.retryFailedJobs) {
@@ -152,7 +171,7 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
         queue.push(siteId);
       }
     }
-    await enqueueSites(run.id, queue);
+    await enqueueSites(run.id, queue, waiting);
     done.sites = queue.length;
     return done;
   }
@@ -167,50 +186,71 @@ export function createRunLifecycle(deps: RunLifecycleDeps) {
     await markSite(runId, siteId, 'failed');
   }
 
+  /**
+   * Counts the site (not when its night is stored after all: a late duplicate job is done, not
+   * failed), and takes it off the run's waits; the last late site of a completed run brings its
+   * late digests, in the same transaction (queued by whoever finishes the run's jobs).
+   */
   async function markSite(runId: number, siteId: number, group: 'skipped' | 'failed'): Promise<void> {
-    // Not when its night is stored after all (a late duplicate job): it is done, not failed.
-    await deps.db.execute(sql`
-      update audit_runs r set counts = jsonb_set(r.counts, ${`{${group}}`}::text[],
-                                                 coalesce(r.counts -> ${group}, '{}'::jsonb) || jsonb_build_object(${String(siteId)}::text, 1))
-      where r.id = ${runId}
-        and not exists (select 1 from snapshots n where n.site_id = ${siteId} and n.run_id = ${runId} and n.run_at = r.run_at)`);
+    await inTransaction(deps.pool, async (client) => {
+      const { lateSettled } = await markRunSite(client, runId, siteId, group);
+      if (lateSettled) await createLateDigests(client, runId);
+    });
   }
 
   /**
-   * Ends the run when every site is done, skipped or failed. The digests of digest channels are
-   * created first (idempotent rows), so that a run seen as completed always has them; then one
-   * statement switches the run to completed, and only the caller whose statement did it gets the
-   * run back.
+   * Ends the run when every site is done, skipped, failed or pending (its retry due past the
+   * hold). The digests of digest channels are created first (idempotent rows), so that a run
+   * seen as completed always has them; then one statement switches the run to completed (checking
+   * again, under the row's lock, that it is settled) and records its pending sites as late; only
+   * the caller whose statement did it gets the run back.
    */
-  async function finishIfComplete(runId: number): Promise<AuditRun | null> {
-    const run = await repos.runs.getRun(runId);
+  async function finishIfComplete(runId: number): Promise<RunProgress | null> {
+    const run = await repos.runs.getRunProgress(runId);
     if (!run || run.status !== 'running') return null;
-    const skipped = Object.keys(run.counts.skipped ?? {}).length;
-    const failed = Object.keys(run.counts.failed ?? {}).length;
-    if (run.sitesDone + skipped + failed < run.sitesTotal) return null;
+    if (!runSettled(tallyOf(run))) return null;
     await createDigests(runId);
+    const counts = auditRuns.counts;
     const finished = await deps.db
       .update(auditRuns)
-      .set({ status: 'completed', finishedAt: deps.now() })
-      .where(sql`${auditRuns.id} = ${runId} and ${auditRuns.status} = 'running'`)
-      .returning();
-    return finished[0] ?? null;
+      .set({
+        status: 'completed',
+        finishedAt: deps.now(),
+        // The pending sites' alerts go in the late digest, not this run's digest.
+        counts: sql`case when ${counts} ? 'pending'
+                         then ${counts} || jsonb_build_object('late', coalesce(${counts} -> 'late', '{}'::jsonb) || (${counts} -> 'pending'))
+                         else ${counts} end`,
+      })
+      .where(sql`${auditRuns.id} = ${runId} and ${auditRuns.status} = 'running' and ${sql.raw(runSettledSql('audit_runs'))}`)
+      .returning(progressColumns);
+    const done = finished[0] ?? null;
+    // A pending site whose night came in between the two is not late: its alerts are the digest's.
+    if (done) await createDigests(runId);
+    return done;
   }
 
-  /** One digest delivery per enabled digest channel that has alerts in the run at its minimum severity. */
+  /**
+   * One digest delivery per enabled digest channel that has alerts in the run at its minimum
+   * severity (the late sites' apart: they go in the late digest).
+   */
   async function createDigests(runId: number): Promise<void> {
     const channels = (await repos.channels.enabledChannels()).filter((c) => c.digest);
     const targets = [];
     for (const c of channels) {
-      if ((await repos.alerts.alertsOfRun(runId, c.minSeverity)).length > 0) targets.push({ channelId: c.id, digestRunId: runId });
+      if ((await repos.alerts.alertsOfRun(runId, c.minSeverity, 'main')).length > 0) targets.push({ channelId: c.id, digestRunId: runId });
     }
     await repos.alerts.createDeliveries(targets);
   }
 
-  /** Re-queues what lost jobs left undone for a running run, then ends it if it is complete. */
+  /**
+   * Re-queues what lost jobs left undone: for a running run, then ends it if it is complete; for
+   * a completed run, its pending sites (a site whose job is lost is never lost with it).
+   */
   async function reconcile(runId: number): Promise<Requeued> {
     const run = await repos.runs.getRun(runId);
-    if (!run || run.status !== 'running') return { sites: 0, failed: 0 };
+    if (!run) return { sites: 0, failed: 0 };
+    if (run.status === 'completed' && run.counts.waiting) return requeueMissing(run, { retryFailedJobs: false });
+    if (run.status !== 'running') return { sites: 0, failed: 0 };
     const done = await requeueMissing(run, { retryFailedJobs: false });
     await finishIfComplete(run.id);
     return done;

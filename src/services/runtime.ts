@@ -4,6 +4,7 @@
  * build one per file against their own database and queue prefix.
  */
 import type { AppConfig } from '../config/env.js';
+import { retryScheduleOf } from '../config/env.js';
 import { assertMigrated, createDb, createRepos } from '../db/index.js';
 import type { DbHandle, Repos } from '../db/index.js';
 import { pendingDeliveriesOfRun, textDiffOf } from '../db/changes.repo.js';
@@ -97,11 +98,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
   }
   const repos = createRepos(db.db);
   const redis = createRedis(config.REDIS_URL, 'worker');
-  const schedule = {
-    delaysSeconds: config.ROBOTS_AUDIT_RETRY_DELAYS,
-    factor503: config.ROBOTS_AUDIT_RETRY_503_FACTOR,
-    retryAfterCapSeconds: config.ROBOTS_AUDIT_RETRY_AFTER_CAP,
-  };
+  const schedule = retryScheduleOf(config);
   const queues = createQueues(redis, config.ROBOTS_AUDIT_QUEUE_PREFIX, {
     siteAttempts: maxAttempts(schedule) + SITE_INFRA_ATTEMPTS,
     alertBackoffMs: config.ROBOTS_AUDIT_ALERT_BACKOFF_MS,
@@ -135,6 +132,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
 
   const lifecycle: RunLifecycle = createRunLifecycle({
     db: db.db,
+    pool: db.pool,
     repos,
     fetchQueue: queues.fetch,
     siteQueue: queues.site,
@@ -184,6 +182,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     hostLockTtlMs: 2 * config.ROBOTS_AUDIT_TOTAL_TIMEOUT_MS + config.ROBOTS_AUDIT_CONFIRM_DELAY_MS + 5_000,
     hostBusyDelayMs: config.ROBOTS_AUDIT_HOST_BUSY_DELAY_MS,
     schedule,
+    runHoldSeconds: config.ROBOTS_AUDIT_RUN_HOLD_SECONDS,
     handOver: async (runId, siteId, delayMs) => {
       const data = { runId, siteId };
       await queues.site.add(JOBS.fetchSite, data, { jobId: jobIds.fetchSite(data), delay: Math.max(0, Math.round(delayMs)) });
@@ -224,7 +223,14 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
         return {
           ...base,
           alert: null,
-          digest: { runId: found.digestRunId, finishedAt: run?.finishedAt ?? now(), alerts: found.alerts.map(alertDraftOf) },
+          digest: {
+            runId: found.digestRunId,
+            // A late digest is dated when it was made (its sites came in after the run finished); either date is the same on every attempt.
+            finishedAt: found.late ? d.createdAt : (run?.finishedAt ?? now()),
+            alerts: found.alerts.map(alertDraftOf),
+            late: found.late,
+            pending: found.late ? [] : found.lateSites.map((l) => ({ origin: l.origin ?? `site ${l.siteId}`, until: l.until })),
+          },
         };
       },
       markDelivered: async (id, status, at) => void (await repos.alerts.markDelivered(id, status, at)),

@@ -17,7 +17,7 @@ import { ALERT_KINDS, CHANGE_KINDS, EVENT_TYPES, FLIP_CAUSES, eventsPage, flipCr
 import { nightEvents } from '../reports/night-events.js';
 import { overviewPage } from '../reports/web-overview.js';
 import { pageSize } from '../reports/web-paging.js';
-import { deliveriesPage, runById, runProgress, runsPage } from '../reports/web-runs.js';
+import { deliveriesPage, runById, runProgress, runsPage, runWaits } from '../reports/web-runs.js';
 import { findSite, sitePage } from '../reports/web-site.js';
 import { InvalidUrlError, resolveSiteUrl } from '../robots/origin.js';
 import {
@@ -201,7 +201,8 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const { id } = parseParams(runIdParams, request.params);
     const run = await runById(pool, id);
     if (!run) throw new NotFound(`There is no run ${id}.`);
-    return render(reply, 'run', { title: `Run ${run.runKey}`, nav: 'runs', run });
+    const waits = run.sitesWaiting > 0 ? await runWaits(pool, id) : [];
+    return render(reply, 'run', { title: `Run ${run.runKey}`, nav: 'runs', run, waits });
   });
 
   app.get('/runs/:id/progress', async (request, reply) => {

@@ -11,11 +11,16 @@ import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
 import type { RunProgress } from '../../db/index.js';
 import { tallyOf } from '../../db/runs.repo.js';
+import { loadWaits } from '../../db/run-waits.js';
+import { retryScheduleOf } from '../../config/env.js';
+import { noticeableWait } from '../../policy/run-hold.js';
+import { waitKey, waitLine, waitWhy } from '../wait-lines.js';
 import { jobIds, QUEUES } from '../../queues/contracts.js';
 import { createRuntime } from '../../services/runtime.js';
 import type { Runtime } from '../../services/runtime.js';
 import { finishRunIfComplete, startPipelineWorkers } from '../../services/pipeline-workers.js';
 import { pendingDeliveriesOfRun } from '../../db/changes.repo.js';
+import { terminalText } from '../../reports/terminal-text.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../main.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
@@ -40,6 +45,8 @@ export const WAIT_RECONCILE_MS = 30_000;
 export const NO_WORKER_NOTICE_MS = 10_000;
 /** How often `--wait` asks Redis which workers are connected, while the run makes no progress. */
 const WORKER_CHECK_MS = 2_000;
+/** Waits `--wait` names, one line each, per run (a night of many 5xx answers would flood it); the rest are counted. */
+export const WAIT_LINES_SHOWN = 20;
 
 export interface RunSummary {
   run: { id: number; key: string; status: string; runAt: string; startedAt: string | null; finishedAt: string | null; sites: number };
@@ -50,6 +57,11 @@ export interface RunSummary {
   alerts: Record<string, number>;
   /** Sites whose job failed for good (Postgres down for long, say): the run ended without them. */
   failedSites: number;
+  /**
+   * Sites the run did not wait for (issue 26): waiting for a retry due past
+   * ROBOTS_AUDIT_RUN_HOLD_SECONDS, their nights to come with it, their alerts in a late digest.
+   */
+  pendingSites: { origin: string | null; until: string; why: string }[];
 }
 
 export function runKeyFor(at: Date | null, portfolio: string | null, now: Date): string {
@@ -79,6 +91,9 @@ async function failedSitesOf(rt: Runtime, run: RunProgress, limit: number): Prom
 
 export async function summarizeRun(rt: Runtime, run: RunProgress, failedSites: number): Promise<RunSummary> {
   const counts = run.counts;
+  const now = new Date();
+  const schedule = retryScheduleOf(rt.config);
+  const pending = run.status === 'completed' && counts.waiting ? await loadWaits(rt.db.pool, { runId: run.id }) : [];
   const flips = await rt.db.db.execute<{ n: string }>(sql`select count(*) as n from verdict_flips where run_id = ${run.id}`);
   const alerts = await rt.db.db.execute<{ severity: string; n: string }>(
     sql`select severity::text, count(*) as n from alerts where run_id = ${run.id} group by severity`,
@@ -99,6 +114,7 @@ export async function summarizeRun(rt: Runtime, run: RunProgress, failedSites: n
     flips: Number(flips.rows[0]?.n ?? 0),
     alerts: Object.fromEntries(alerts.rows.map((r) => [r.severity, Number(r.n)])),
     failedSites,
+    pendingSites: pending.map((w) => ({ origin: w.origin, until: w.until.toISOString(), why: waitWhy(w, schedule, now) })),
   };
 }
 
@@ -116,6 +132,12 @@ export function formatSummary(s: RunSummary): string {
     `  verdict flips:  ${s.flips}`,
     `  alerts:         ${formatCounts(s.alerts)}`,
     ...(s.failedSites > 0 ? [`  failed sites:   ${s.failedSites}`] : []),
+    ...(s.pendingSites.length > 0
+      ? [
+          `  pending sites:  ${s.pendingSites.length}, not waited for: each night comes with its retry, its alerts in a late digest`,
+          ...s.pendingSites.map((p) => `    ${terminalText(p.origin ?? '(removed site)')} until ${p.until}: ${p.why}`),
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -150,8 +172,13 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
   let progressAt = Date.now();
   let lastDone = -1;
   const watch = noticeOut === null ? null : watchForWorkers(rt, () => progressAt, noticeOut, () => bar && progressOut.write('\n'));
+  const waits = waitAnnouncer(rt, (line) => {
+    if (bar) progressOut.write('\n');
+    progressOut.write(`${line}\n`);
+  });
   try {
-    return await followRun(rt, runId, WAIT_POLL_MS, (run, done) => {
+    return await followRun(rt, runId, WAIT_POLL_MS, async (run, done) => {
+      await waits.see(run);
       if (done !== lastDone) {
         lastDone = done;
         progressAt = Date.now();
@@ -169,6 +196,44 @@ async function waitForRun(rt: Runtime, runId: number, progressOut: CliIo['stdout
     watch?.stop();
     bar?.stop();
   }
+}
+
+/**
+ * Says each wait of the run as soon as it is seen (issue 26: a site's Retry-After held its run
+ * for an hour in silence): one line per site whose wait is longer than WAIT_NOTICE_SECONDS, again
+ * when it waits anew after another failed retry; past WAIT_LINES_SHOWN, the rest are counted.
+ */
+function waitAnnouncer(rt: Runtime, write: (line: string) => void): { see(run: RunProgress): Promise<void> } {
+  const schedule = retryScheduleOf(rt.config);
+  const seen = new Set<string>();
+  let shown = 0;
+  let untold = 0;
+  return {
+    async see(run) {
+      const fresh = Object.entries(run.counts.waiting ?? {}).filter(
+        ([siteId, until]) => !seen.has(waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) })),
+      );
+      if (fresh.length === 0) return;
+      const unseen = new Set(fresh.map(([siteId, until]) => waitKey({ runId: run.id, siteId: Number(siteId), until: new Date(until) })));
+      const now = new Date();
+      let more = 0;
+      // Only the waits not looked at yet: a night of many 5xx answers has thousands.
+      for (const wait of await loadWaits(rt.db.pool, { runId: run.id, siteIds: fresh.map(([siteId]) => Number(siteId)) })) {
+        const key = waitKey(wait);
+        if (!unseen.has(key)) continue;
+        seen.add(key);
+        if (wait.since !== null && !noticeableWait(wait.since, wait.until)) continue;
+        if (shown < WAIT_LINES_SHOWN) {
+          write(`waiting: ${waitLine(wait, schedule, now)}`);
+          shown += 1;
+        } else more += 1;
+      }
+      if (more > 0) {
+        untold += more;
+        write(`waiting: ${untold} more ${untold === 1 ? 'wait' : 'waits'} not listed (robots-audit stats lists the soonest)`);
+      }
+    },
+  };
 }
 
 /**
@@ -204,14 +269,19 @@ function watchForWorkers(rt: Runtime, progressAt: () => number, out: CliIo['stde
  * for (stored, skipped or failed). With no progress for WAIT_RECONCILE_MS, what lost jobs left
  * undone is queued again and the run ended if it is complete.
  */
-export async function followRun(rt: Runtime, runId: number, pollMs: number, onPoll: (run: RunProgress, done: number) => void = () => {}): Promise<RunProgress> {
+export async function followRun(
+  rt: Runtime,
+  runId: number,
+  pollMs: number,
+  onPoll: (run: RunProgress, done: number) => void | Promise<void> = () => {},
+): Promise<RunProgress> {
   let lastDone = -1;
   let lastChange = Date.now();
   for (;;) {
     const run = (await rt.repos.runs.getRunProgress(runId))!;
     const tally = tallyOf(run);
     const done = tally.done + tally.skipped + tally.failed;
-    onPoll(run, done);
+    await onPoll(run, done);
     if (run.status !== 'running') return run;
     if (done !== lastDone) {
       lastDone = done;
@@ -231,7 +301,7 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
       .command('audit')
       .description('Start an audit run now (all enabled sites, or one portfolio).')
       .option('--portfolio <name>', 'only the sites of this portfolio')
-      .option('--wait', 'follow the run to its end, print its summary; exit 1 if it could not complete or a site failed for good')
+      .option('--wait', 'follow the run to its end, naming each wait for a retry, print its summary (with its pending sites: those it did not wait for); exit 1 if it could not complete or a site failed for good')
       .option('--at <iso-time>', 'record the run as taking place at this time (its policy clock; replays and backfills)')
       .option('--work', 'also process the jobs in this process (no separate worker needed)')
       .option('--json', 'print the summary as JSON'),

@@ -1,8 +1,9 @@
 /**
  * `robots-audit stats`: the pipeline as an operator reads it now. Jobs per queue and state
  * (Redis), runs in progress and how far they got (Postgres), the failed jobs with the latest few
- * and their reasons, and the alert deliveries still pending. A table on a terminal; `--json` for
- * scripts, its shape documented in the README and kept stable.
+ * and their reasons, the alert deliveries still pending, and the sites waiting for a retry (the
+ * soonest few, with until when and why; issue 26). A table on a terminal; `--json` for scripts,
+ * its shape documented in the README and kept stable.
  */
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
@@ -18,9 +19,18 @@ import type { CommandRegistrar } from '../main.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, pipelineConfig, requireServices } from '../pipeline-config.js';
 import { textTable } from '../text-table.js';
+import { loadWaits, loadWaitTotals } from '../../db/run-waits.js';
+import type { SiteWait, WaitTotals } from '../../db/run-waits.js';
+import { retryScheduleOf } from '../../config/env.js';
+import type { RetrySchedule } from '../../policy/retry-schedule.js';
+import { durationText, msUntil } from '../../policy/run-hold.js';
+import { terminalText } from '../../reports/terminal-text.js';
+import { waitWhy } from '../wait-lines.js';
 
 /** Failed jobs listed by default (the count covers them all). */
 export const STATS_FAILED_JOBS_SHOWN = 5;
+/** Waiting sites listed, the soonest due first (the count covers them all). */
+export const STATS_WAITS_SHOWN = 5;
 
 interface StatsOptions extends ConnectionOptions {
   json?: boolean;
@@ -45,9 +55,22 @@ export interface StatsReport {
   }[];
   failedJobs: { count: number; latest: (Omit<FailedJob, 'failedAt'> & { failedAt: string | null })[] };
   alertDeliveries: { pending: number; oldestPendingSince: string | null };
+  /** Sites waiting for a retry, in every run; `pending`: those their run does not wait for. */
+  waitingSites: {
+    count: number;
+    pending: number;
+    latestUntil: string | null;
+    soonest: { runId: number; runKey: string; origin: string | null; until: string; pending: boolean; why: string }[];
+  };
 }
 
-export function statsReport(at: Date, depths: QueueDepth[], runs: RunProgress[], failed: FailedJob[], deliveries: PendingDeliveries): StatsReport {
+export interface WaitsNow {
+  totals: WaitTotals;
+  soonest: SiteWait[];
+  schedule: RetrySchedule;
+}
+
+export function statsReport(at: Date, depths: QueueDepth[], runs: RunProgress[], failed: FailedJob[], deliveries: PendingDeliveries, waits: WaitsNow): StatsReport {
   return {
     at: at.toISOString(),
     queues: Object.fromEntries(depths.map(({ queue, waiting, active, delayed, failed: f, completed }) => [queue, { waiting, active, delayed, failed: f, completed }])),
@@ -69,6 +92,19 @@ export function statsReport(at: Date, depths: QueueDepth[], runs: RunProgress[],
       latest: failed.map((j) => ({ ...j, failedAt: j.failedAt?.toISOString() ?? null })),
     },
     alertDeliveries: { pending: deliveries.count, oldestPendingSince: deliveries.oldestCreatedAt?.toISOString() ?? null },
+    waitingSites: {
+      count: waits.totals.waiting,
+      pending: waits.totals.pending,
+      latestUntil: waits.totals.latestUntil?.toISOString() ?? null,
+      soonest: waits.soonest.map((w) => ({
+        runId: w.runId,
+        runKey: w.runKey,
+        origin: w.origin,
+        until: w.until.toISOString(),
+        pending: w.pending,
+        why: waitWhy(w, waits.schedule, at),
+      })),
+    },
   };
 }
 
@@ -106,6 +142,20 @@ export function formatStats(report: StatsReport): string {
 
   const { pending, oldestPendingSince } = report.alertDeliveries;
   out += `\nalert deliveries pending: ${pending}${oldestPendingSince ? ` (oldest since ${oldestPendingSince})` : ''}\n`;
+
+  const waits = report.waitingSites;
+  if (waits.count === 0) return `${out}\nsites waiting for a retry: none\n`;
+  const notWaited = waits.pending > 0 ? `, ${waits.pending} pending (their run does not wait for them)` : '';
+  out += `\nsites waiting for a retry: ${waits.count}${notWaited}, the latest until ${waits.latestUntil}\n`;
+  const at = new Date(report.at);
+  const rows = waits.soonest.map((w) => [
+    `${w.until} (in ${durationText(msUntil(new Date(w.until), at))})`,
+    terminalText(w.origin ?? '(removed site)'),
+    String(w.runId),
+    w.pending ? 'no' : 'yes',
+    w.why,
+  ]);
+  out += textTable(['UNTIL', 'SITE', 'RUN', 'HOLDS RUN', 'WHY'], rows, [2]);
   return out;
 }
 
@@ -118,7 +168,7 @@ export const registerStatsCommand: CommandRegistrar = (program: Command, io: Cli
   addConnectionOptions(
     program
       .command('stats')
-      .description('Show the pipeline now: jobs per queue, runs in progress, failed jobs, pending alert deliveries.')
+      .description('Show the pipeline now: jobs per queue, runs in progress, failed jobs, pending alert deliveries, sites waiting for a retry.')
       .option('--json', 'print one JSON object (shape: README, robots-audit stats)')
       .addOption(new Option('--failed-jobs <n>', 'how many of the latest failed jobs to list').default(String(STATS_FAILED_JOBS_SHOWN)).argParser(count)),
   ).action(async (options: StatsOptions) => {
@@ -133,13 +183,15 @@ export const registerStatsCommand: CommandRegistrar = (program: Command, io: Cli
       await assertMigrated(db.db);
       const now = new Date();
       const status = createPipelineStatusRepo(db.db);
-      const [depths, runs, failed, deliveries] = await Promise.all([
+      const [depths, runs, failed, deliveries, totals, soonest] = await Promise.all([
         queueDepths(queues),
         runsInProgress(status, now),
         latestFailedJobs(queues, Number(options.failedJobs)),
         status.pendingDeliveries(),
+        loadWaitTotals(db.pool),
+        loadWaits(db.pool, { limit: STATS_WAITS_SHOWN }),
       ]);
-      const report = statsReport(now, depths, runs, failed, deliveries);
+      const report = statsReport(now, depths, runs, failed, deliveries, { totals, soonest, schedule: retryScheduleOf(config) });
       io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatStats(report));
     } finally {
       await queues.close();

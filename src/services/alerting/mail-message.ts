@@ -19,7 +19,8 @@ import { replaceHiddenChars, plainMarker, revealHiddenChars } from '../../robots
 import type { AlertDetails, AlertDraft, AlertFlip, AlertSeverity } from './alert-rules.js';
 import { outcomeLabel } from './alert-rules.js';
 import { boundAlertDetails, boundTitle, clipText } from './alert-bounds.js';
-import { severityLabel } from './messages.js';
+import { digestTitle, digestWaitNote, severityLabel } from './messages.js';
+import type { DigestOptions } from './messages.js';
 import {
   MAIL_DIGEST_FLIPS_PER_ALERT,
   MAIL_DIGEST_MAX_ALERTS,
@@ -55,9 +56,7 @@ export interface AlertMailOptions {
   dashboardUrl?: string | null;
 }
 
-export interface DigestMailOptions {
-  runId: string;
-  finishedAt: Date;
+export interface DigestMailOptions extends DigestOptions {
   dashboardUrl?: string | null;
 }
 
@@ -401,14 +400,16 @@ export function digestMail(alerts: readonly AlertDraft[], options: DigestMailOpt
   for (const a of kept) bySite.set(a.origin, [...(bySite.get(a.origin) ?? []), a]);
   // Alerts about the run itself (no site) are listed under the run, not counted as a site.
   const sites = new Set(alerts.map((a) => a.origin).filter((o) => o !== '')).size;
-  const summary = `robots-audit run ${options.runId}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${plural(sites, 'site')}`;
+  const summary = `${digestTitle(options)}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${plural(sites, 'site')}`;
 
   const head: Block[] = [{ type: 'heading', text: summary }];
+  const waits = digestWaitNote(options);
+  if (waits) head.push({ type: 'note', text: waits });
   if (alerts.length === 0) head.push({ type: 'note', text: 'No alert at or above this channel\'s minimum severity in this run.' });
   const tail = (notListed: number): Block[] => [
     ...(notListed > 0 ? [{ type: 'note', text: `… ${plural(notListed, 'more alert')} not listed` } as const] : []),
     ...(options.dashboardUrl ? [{ type: 'link', label: `Run ${options.runId} on the dashboard`, href: runHref(options.dashboardUrl, options.runId) } as const] : []),
-    footer([`digest of run ${options.runId}`, `finished ${utc(options.finishedAt)}`]),
+    footer([options.late ? `late digest of run ${options.runId}` : `digest of run ${options.runId}`, `${options.late ? 'sites in' : 'finished'} ${utc(options.finishedAt)}`]),
   ];
   // Sites in order while both parts stay within their sizes (the tail weighed with the largest
   // count it can say); the first always, cut by fitParts if it alone is too large.

@@ -74,6 +74,10 @@ export interface DigestWebhookPayload {
     alerts: AlertView[];
     /** Alerts left out past `WEBHOOK_DIGEST_MAX_ALERTS`. */
     omitted: number;
+    /** A late digest: the alerts of the sites that were pending when the run completed (issue 26). */
+    late: boolean;
+    /** The run's digest: the sites pending when it completed, and when their retry was due then. */
+    pending: { origin: string; until: string }[];
   };
 }
 
@@ -171,10 +175,41 @@ function countBySeverity(alerts: readonly AlertDraft[]): Record<AlertSeverity, n
   return counts;
 }
 
+/** A site its run did not wait for (issue 26): pending when the run completed, its retry due `until`. */
+export interface PendingSite {
+  origin: string;
+  until: Date;
+}
+
 export interface DigestOptions {
   runId: string;
-  /** When the run finished. */
+  /** When the run finished (a late digest: when its last late site came in). */
   finishedAt: Date;
+  /** The late digest: the alerts of the sites that were pending when the run completed, come in since. */
+  late?: boolean;
+  /** The run's digest: the sites pending when it completed (their alerts come in its late digest). */
+  pending?: readonly PendingSite[];
+}
+
+/** Pending sites named in a Slack or mail digest; the others are counted. */
+export const DIGEST_PENDING_SHOWN = 20;
+
+/** `robots-audit run 7`, or for its late digest `robots-audit run 7, late sites`. */
+export function digestTitle(options: Pick<DigestOptions, 'runId' | 'late'>): string {
+  return `robots-audit run ${options.runId}${options.late ? ', late sites' : ''}`;
+}
+
+/**
+ * What a digest says about waits: the sites its run did not wait for and until when (with the
+ * first DIGEST_PENDING_SHOWN named), or, for a late digest, what its sites are. Null: nothing to say.
+ */
+export function digestWaitNote(options: DigestOptions): string | null {
+  if (options.late) return `These sites were pending when run ${options.runId} completed (waiting for a retry it did not wait for); their nights came in since.`;
+  const pending = options.pending ?? [];
+  if (pending.length === 0) return null;
+  const named = pending.slice(0, DIGEST_PENDING_SHOWN).map((p) => `${p.origin} until ${p.until.toISOString()}`);
+  const more = pending.length - named.length;
+  return `Pending (the run did not wait for their retry; their alerts come in a late digest): ${named.join('; ')}${more > 0 ? `; … ${more} more` : ''}`;
 }
 
 /** Bytes kept free in a digest for `omitted`'s digits. */
@@ -195,6 +230,8 @@ export function digestWebhookPayload(alerts: readonly AlertDraft[], options: Dig
       sites: new Set(alerts.map((a) => a.siteId)).size,
       alerts: [],
       omitted: 0,
+      late: options.late ?? false,
+      pending: (options.late ? [] : (options.pending ?? [])).slice(0, WEBHOOK_DIGEST_MAX_ALERTS).map((p) => ({ origin: p.origin, until: p.until.toISOString() })),
     },
   };
   let bytes = Buffer.byteLength(webhookBody(payload)) + OMITTED_DIGITS_BYTES;
@@ -385,8 +422,10 @@ export function slackDigestMessage(alerts: readonly AlertDraft[], options: Diges
     list.push(a);
     bySite.set(a.siteId, list);
   }
-  const summary = `robots-audit run ${options.runId}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${bySite.size} ${bySite.size === 1 ? 'site' : 'sites'}`;
+  const summary = `${digestTitle(options)}: ${counts.critical} critical, ${counts.warning} warning, ${counts.info} info on ${bySite.size} ${bySite.size === 1 ? 'site' : 'sites'}`;
   const blocks: SlackBlock[] = [section(`*${escapeMrkdwn(summary)}*`)];
+  const waits = digestWaitNote(options);
+  if (waits) blocks.push(context(escapeMrkdwn(waits.slice(0, SLACK_SECTION_MAX_CHARS))));
   if (alerts.length === 0) return { text: summary, blocks };
   blocks.push({ type: 'divider' });
 

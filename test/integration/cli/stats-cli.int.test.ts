@@ -68,7 +68,7 @@ afterAll(async () => p?.close());
 
 describe('stats --json', () => {
   it('has the documented shape, and nothing else', () => {
-    expect(Object.keys(json)).toEqual(['at', 'queues', 'runs', 'failedJobs', 'alertDeliveries']);
+    expect(Object.keys(json)).toEqual(['at', 'queues', 'runs', 'failedJobs', 'alertDeliveries', 'waitingSites']);
     expect(Object.keys(json.queues)).toEqual(['fetch', 'site', 'alerts', 'runs']);
     for (const q of Object.values(json.queues)) expect(Object.keys(q)).toEqual(['waiting', 'active', 'delayed', 'failed', 'completed']);
     expect(new Date(json.at).toISOString()).toBe(json.at);
@@ -111,6 +111,10 @@ describe('stats --json', () => {
     expect(pending!.n).toBeGreaterThan(0);
     expect(json.alertDeliveries).toEqual({ pending: pending!.n, oldestPendingSince: pending!.oldest.toISOString() });
   });
+
+  it('waiting sites: none (issue 26; test/integration/pipeline/run-waits.int.test.ts has some)', () => {
+    expect(json.waitingSites).toEqual({ count: 0, pending: 0, latestUntil: null, soonest: [] });
+  });
 });
 
 describe('stats, as a table', () => {
@@ -139,6 +143,7 @@ describe('stats on an idle pipeline', () => {
       expect(run.stdout).toContain('runs in progress: none\n');
       expect(run.stdout).toContain('failed jobs: 0\n');
       expect(run.stdout).toContain('alert deliveries pending: 0\n');
+      expect(run.stdout).toContain('sites waiting for a retry: none\n');
     } finally {
       await idle.close();
     }

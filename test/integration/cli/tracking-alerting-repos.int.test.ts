@@ -223,6 +223,7 @@ describe('alerts and deliveries', () => {
     expect(second).toEqual({ inserted: [], existing: first.inserted });
     expect(await count('alert_deliveries')).toBe(4);
     expect(deliveryDedupeKey({ channelId: 3, digestRunId: 9 })).toBe('ch3:run9:digest');
+    expect(deliveryDedupeKey({ channelId: 3, digestRunId: 9, late: true })).toBe('ch3:run9:late-digest');
   });
 
   it('getDelivery: the channel with its alert, or for a digest the run alerts the channel wants', async () => {

@@ -214,6 +214,8 @@ describe('night store: many nights in one transaction, each once', () => {
       status: null,
       errorCode: 'ECONNRESET',
       errorMessage: 'read ECONNRESET',
+      retryUntil: new Date(runAt.getTime() + n * 1000 + 30_000),
+      holdsRun: true,
     });
     const client = await testDb.pool.connect();
     try {

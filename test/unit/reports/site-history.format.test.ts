@@ -157,7 +157,7 @@ describe('formatHistory', () => {
 
   it('the JSON: times as ISO strings, every key present', () => {
     const out = historyJson(history, 2);
-    expect(Object.keys(out)).toEqual(['site', 'totalNights', 'limit', 'nights']);
+    expect(Object.keys(out)).toEqual(['site', 'totalNights', 'limit', 'nights', 'pending']);
     expect(Object.keys(out.nights[0]!)).toEqual([
       'night',
       'runId',

@@ -124,6 +124,15 @@ describe('a digest mail', () => {
     const many = Array.from({ length: MAIL_DIGEST_MAX_ALERTS + 25 }, (_, i) => alert({ origin: `https://s${i}.example` }));
     expect(digestMail(many, { runId: '1', finishedAt: RAISED }).text).toContain('… 25 more alerts not listed');
   });
+  it('issue 26: the run digest names the sites it did not wait for and until when; the late digest says what it is', () => {
+    const pending = [{ origin: 'https://slow.example', until: new Date('2026-11-23T04:00:00.000Z') }];
+    const m = digestMail(alerts, { runId: '12', finishedAt: RAISED, pending });
+    for (const part of parts(m)) expect(part).toContain('https://slow.example until 2026-11-23T04:00:00.000Z');
+    const late = digestMail([alert({ origin: 'https://slow.example' })], { runId: '12', finishedAt: RAISED, late: true });
+    expect(late.subject).toBe('[robots-audit] run 12, late sites: 1 critical, 0 warning, 0 info on 1 site');
+    expect(late.text).toContain('were pending when run 12 completed');
+    expect(late.text).toContain('late digest of run 12');
+  });
 });
 
 describe('the test mail', () => {

@@ -124,6 +124,19 @@ describe('webhook payloads (Standard Webhooks: type, timestamp, data)', () => {
     ]);
   });
 
+  it('issue 26: a run digest lists the sites it did not wait for; a late digest says it is one', () => {
+    const alerts = alertsOf('https://a.example', 's1');
+    const pending = [{ origin: 'https://slow.example', until: new Date('2026-11-23T04:00:00.000Z') }];
+    const main = digestWebhookPayload(alerts, { runId: 'run-7', finishedAt: raisedAt, pending });
+    expect(main.data).toMatchObject({ late: false, pending: [{ origin: 'https://slow.example', until: '2026-11-23T04:00:00.000Z' }] });
+    const late = digestWebhookPayload(alerts, { runId: 'run-7', finishedAt: raisedAt, late: true, pending });
+    expect(late.data).toMatchObject({ late: true, pending: [] });
+    expect(digestWebhookPayload(alerts, { runId: 'run-7', finishedAt: raisedAt }).data).toMatchObject({ late: false, pending: [] });
+    const slack = slackDigestMessage(alerts, { runId: 'run-7', finishedAt: raisedAt, pending });
+    expect(allText(slack)).toContain('https://slow.example until 2026-11-23T04:00:00.000Z');
+    expect(slackDigestMessage(alerts, { runId: 'run-7', finishedAt: raisedAt, late: true }).text).toMatch(/^robots-audit run run-7, late sites: /);
+  });
+
   it(`digest: lists at most ${WEBHOOK_DIGEST_MAX_ALERTS} alerts and counts the rest`, () => {
     const many = Array.from({ length: WEBHOOK_DIGEST_MAX_ALERTS / 2 + 10 }, (_, i) => alertsOf(`https://s${i}.example`, `s${i}`).slice(0, 2)).flat();
     const payload = digestWebhookPayload(many, { runId: 'run-7', finishedAt: raisedAt });
