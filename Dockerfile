@@ -3,7 +3,7 @@
 # command (`docker run --rm robots-audit sites list`). docker-compose.yml wires them together.
 
 # Build: all dependencies (TypeScript among them), then the sources compiled to dist/.
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts off: `prepare` builds, and the sources are not here yet (copied after, so that this
@@ -15,13 +15,13 @@ COPY workers ./workers
 RUN npm run build
 
 # Runtime: production dependencies, the compiled code and the migrations; no compiler, no sources.
-FROM node:20-slim AS runtime
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts off: `prepare` would build (no TypeScript here, and dist/ comes from the build stage);
-# no dependency needs its install script to run (msgpackr-extract ships prebuilt binaries and
-# msgpackr falls back to JavaScript without them).
+# no dependency's install script runs anywhere (package.json's allowScripts denies both that have
+# one: msgpackr-extract ships prebuilt binaries, and msgpackr falls back to JavaScript without them).
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations

@@ -185,7 +185,7 @@ describe("the image's runtime stage, replayed from the Dockerfile", () => {
   const install = instructions(runtime, 'RUN')
     .map((i) => runCommand(i.args))
     .find((c) => c.startsWith('npm ci'))!;
-  /** `docker run image <args>`: the ENTRYPOINT (`node ...`, here this Node 20) with these arguments. */
+  /** `docker run image <args>`: the ENTRYPOINT (`node ...`, here the Node that runs the tests) with these arguments. */
   const image = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [...entrypoint.slice(1), ...args], { cwd: app, env: plainEnv(env) });
   let database: TestDatabase | undefined;
   const started: ChildProcess[] = [];

@@ -17,6 +17,9 @@ const stages = parseDockerfile(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'u
 const build = stages.find((s) => s.name === 'build');
 const runtime = stages.at(-1)!;
 
+/** The Node line CI tests on besides the machine's own (.ci/run: NODE24_VERSION=24.x.y). */
+const ciNodeLine = /^NODE24_VERSION=(\d+)\./m.exec(fs.readFileSync(path.join(ROOT, '.ci/run'), 'utf8'))?.[1];
+
 const runs = (stage: DockerStage) => instructions(stage, 'RUN').map((i) => runCommand(i.args));
 /** COPY sources and destination, flags apart: `COPY --from=build /app/dist ./dist`. */
 function copies(stage: DockerStage): { from: string | null; sources: string[]; destination: string }[] {
@@ -37,12 +40,13 @@ function compiledPath(source: string): string {
 }
 
 describe('Dockerfile: two stages', () => {
-  it('builds in a stage named build and runs in a later one, both on Node 20', () => {
+  it('builds in a stage named build and runs in a later one, both on Node 24, the line CI tests', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(build).toBeDefined();
     expect(runtime).not.toBe(build);
-    expect(build!.base).toMatch(/^node:20(?:[.-]|$)/);
-    expect(runtime.base).toBe('node:20-slim');
+    expect(ciNodeLine).toBe('24');
+    expect(build!.base).toMatch(new RegExp(`^node:${ciNodeLine}(?:[.-]|$)`));
+    expect(runtime.base).toBe(`node:${ciNodeLine}-slim`);
   });
 
   it('build stage: every dependency installed (no --omit), then npm run build on the sources', () => {
