@@ -61,3 +61,19 @@ export function runCommand(args: string): string {
 export function instructions(stage: DockerStage, keyword: string): DockerInstruction[] {
   return stage.instructions.filter((i) => i.keyword === keyword);
 }
+
+/**
+ * The variables a stage's ENV instructions set, later ones winning: `ENV KEY=value [KEY=value...]`
+ * (values without spaces or quotes, as this project's Dockerfile writes them).
+ */
+export function environment(stage: DockerStage): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const { args } of instructions(stage, 'ENV')) {
+    for (const pair of args.split(/\s+/)) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0 || /["']/.test(pair)) throw new Error(`ENV ${args}: only KEY=value pairs without quotes are read here`);
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+  }
+  return env;
+}

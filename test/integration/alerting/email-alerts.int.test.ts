@@ -186,7 +186,10 @@ describe('alerts test: one message, STARTTLS when offered, a certificate checked
     try {
       const env = { ROBOTS_AUDIT_SMTP_URL: receiver.url, ROBOTS_AUDIT_MAIL_FROM: FROM };
       const refused = await runCli(['alerts', 'test', '--database-url', db.url], { env });
-      expect([refused.code, refused.stdout]).toEqual([1, 'channel 1 email mailto:seo@example.com: failed (ESOCKET: self-signed certificate)\n']);
+      expect(refused.code).toBe(1);
+      // The reason as Node gives it: Node 24 adds a hint after it ("; if the root CA is installed
+      // locally, try running Node.js with --use-system-ca").
+      expect(refused.stdout).toMatch(/^channel 1 email mailto:seo@example\.com: failed \(ESOCKET: self-signed certificate(?:; [^\n]+)?\)\n$/);
       expect(receiver.messages()).toEqual([]);
       const accepted = await runCli(['alerts', 'test', '--database-url', db.url], { env: { ...env, ROBOTS_AUDIT_SMTP_URL: `${receiver.url}/?tls.rejectUnauthorized=false` } });
       expect(accepted.code, accepted.stdout).toBe(0);

@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../src/config/env.js';
 import { readJournal } from '../../../src/db/migrate.js';
-import { execForm, instructions, parseDockerfile, runCommand } from '../../helpers/dockerfile.js';
+import { environment, execForm, instructions, parseDockerfile, runCommand } from '../../helpers/dockerfile.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
 import { cleanupPrefix, uniquePrefix } from '../../helpers/test-queue.js';
@@ -182,11 +182,13 @@ describe("the image's runtime stage, replayed from the Dockerfile", () => {
   const app = path.join(work, 'app');
   const runtime = parseDockerfile(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).at(-1)!;
   const entrypoint = execForm(instructions(runtime, 'ENTRYPOINT')[0]!.args)!;
+  /** The stage's ENV (NODE_ENV, NODE_OPTIONS), which its install and every container start with. */
+  const imageEnv = environment(runtime);
   const install = instructions(runtime, 'RUN')
     .map((i) => runCommand(i.args))
     .find((c) => c.startsWith('npm ci'))!;
-  /** `docker run image <args>`: the ENTRYPOINT (`node ...`, here this Node 20) with these arguments. */
-  const image = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [...entrypoint.slice(1), ...args], { cwd: app, env: plainEnv(env) });
+  /** `docker run image <args>`: the ENTRYPOINT (`node ...`, here the Node that runs the tests) with these arguments. */
+  const image = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [...entrypoint.slice(1), ...args], { cwd: app, env: plainEnv({ ...imageEnv, ...env }) });
   let database: TestDatabase | undefined;
   const started: ChildProcess[] = [];
 
@@ -195,7 +197,7 @@ describe("the image's runtime stage, replayed from the Dockerfile", () => {
     for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(ROOT, file), path.join(app, file));
     // The stage's own command, word for word (its flags have no quoting to undo).
     const [npm, ...args] = install.split(/\s+/);
-    await succeed(npm!, args, { cwd: app, timeoutMs: NPM_TIMEOUT_MS });
+    await succeed(npm!, args, { cwd: app, env: plainEnv(imageEnv), timeoutMs: NPM_TIMEOUT_MS });
     // dist/ as the build stage made it (`npm pack` above rebuilt it from these sources).
     fs.cpSync(path.join(ROOT, 'dist'), path.join(app, 'dist'), { recursive: true });
     fs.cpSync(path.join(ROOT, 'migrations'), path.join(app, 'migrations'), { recursive: true });
@@ -237,7 +239,7 @@ describe("the image's runtime stage, replayed from the Dockerfile", () => {
     const prefix = uniquePrefix();
     const child = spawn(process.execPath, [...entrypoint.slice(1), command], {
       cwd: app,
-      env: plainEnv({ DATABASE_URL: database!.url, REDIS_URL: config().REDIS_URL, ROBOTS_AUDIT_QUEUE_PREFIX: prefix, ROBOTS_AUDIT_LOG_LEVEL: 'info' }),
+      env: plainEnv({ ...imageEnv, DATABASE_URL: database!.url, REDIS_URL: config().REDIS_URL, ROBOTS_AUDIT_QUEUE_PREFIX: prefix, ROBOTS_AUDIT_LOG_LEVEL: 'info' }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     started.push(child);

@@ -137,7 +137,7 @@ describe('docker-compose.yml: start order and health', () => {
     expect(port).toBeGreaterThan(0);
     const [kind, ...args] = service.healthcheck!.test;
     expect([kind, args[0], args[1]]).toEqual(['CMD', 'node', '-e']);
-    // The image runs Node 20: a global fetch; an error or a non-2xx exits 1.
+    // The image runs Node 24: a global fetch; an error or a non-2xx exits 1.
     expect(args[2]).toBe(`fetch('http://127.0.0.1:${port}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`);
   });
 
