@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { findCrawler } from '../crawlers/catalogue.js';
 import { isAiCategory } from '../crawlers/categories.js';
-import { PORTABILITY_PROFILES, portabilityOf } from '../robots/profiles/portability.js';
+import { ANY_CRAWLER, PORTABILITY_PROFILES, portabilityOf } from '../robots/profiles/portability.js';
 import type { PortabilityFinding } from '../robots/profiles/portability.js';
 import type { ReportColumn, ReportRow } from './format.js';
 import type { ReportSource } from './report-source.js';
@@ -20,7 +20,7 @@ export const PORTABILITY_COLUMNS: readonly ReportColumn[] = [
   { key: 'origin', header: 'SITE', type: 'text', shrink: true },
   { key: 'line', header: 'LINE', type: 'number' },
   { key: 'rule', header: 'RULE', type: 'text', shrink: true },
-  { key: 'agent', header: 'AGENT', type: 'text' },
+  { key: 'agents', header: 'AGENTS', type: 'list', shrink: true },
   { key: 'path', header: 'EXAMPLE', type: 'text', shrink: true },
   { key: 'google', header: 'GOOGLE', type: 'text' },
   { key: 'pythonUrllib', header: 'PYTHON-URLLIB', type: 'text' },
@@ -43,6 +43,11 @@ function word(answer: boolean | 'error'): string {
   return answer === 'error' ? 'error' : answer ? 'allowed' : 'disallowed';
 }
 
+function isAiCrawler(agent: string): boolean {
+  const entry = findCrawler(agent);
+  return entry !== null && isAiCategory(entry.category);
+}
+
 /**
  * A finding is an AI-crawler block not read as intended: Google disallows, some profile does not.
  * The block is a rule of a group naming an AI crawler of the catalogue, or a whole-site
@@ -51,21 +56,22 @@ function word(answer: boolean | 'error'): string {
  */
 export function isBrokenAiBlock(f: PortabilityFinding): boolean {
   if (f.verdicts.google !== false) return false;
-  if (f.starGroup) {
-    if (f.path !== '/') return false;
-  } else {
-    const entry = findCrawler(f.agent);
-    if (!entry || !isAiCategory(entry.category)) return false;
-  }
-  return PORTABILITY_PROFILES.some((p) => f.verdicts[p] !== false);
+  const concerned = f.agents.some((a) => (a === ANY_CRAWLER ? f.path === '/' : isAiCrawler(a)));
+  return concerned && PORTABILITY_PROFILES.some((p) => f.verdicts[p] !== false);
 }
 
+/** The crawlers of a finding the report is about: `*` (for a whole-site block) and the AI crawlers. */
+function concernedAgents(f: PortabilityFinding): string[] {
+  return f.agents.filter((a) => (a === ANY_CRAWLER ? f.path === '/' : isAiCrawler(a)));
+}
+
+/** One row per rule (issue 26), the crawlers it concerns in one cell. */
 export function portabilityRows(origin: string, findings: readonly PortabilityFinding[]): ReportRow[] {
   return findings.filter(isBrokenAiBlock).map((f) => ({
     origin,
     line: f.line,
     rule: f.rule,
-    agent: f.starGroup ? '*' : f.agent,
+    agents: concernedAgents(f),
     path: f.path,
     google: word(f.verdicts.google),
     pythonUrllib: word(f.verdicts['python-urllib']),

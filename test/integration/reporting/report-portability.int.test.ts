@@ -37,7 +37,7 @@ describe('report portability', () => {
         origin: p.origin('news'),
         line: 6,
         rule: 'Disallow: /',
-        agent: 'GPTBot',
+        agents: ['GPTBot'],
         path: '/',
         google: 'disallowed',
         pythonUrllib: 'allowed',
@@ -51,7 +51,7 @@ describe('report portability', () => {
   it('as CSV with the table\'s headings, and filtered by portfolio', async () => {
     const csv = await p.cli(['report', 'portability', '--format', 'csv']);
     const records = parseCsv(csv.stdout, { columns: true }) as Record<string, string>[];
-    expect(records.map((r) => [r.SITE, r.AGENT, r['PYTHON-URLLIB']])).toEqual([[p.origin('news'), 'GPTBot', 'allowed']]);
+    expect(records.map((r) => [r.SITE, r.AGENTS, r['PYTHON-URLLIB']])).toEqual([[p.origin('news'), 'GPTBot', 'allowed']]);
     expect(await p.cli(['report', 'portability', '--portfolio', 'shops'])).toMatchObject({ code: 0, stdout: 'no rows (portability)\n' });
   });
 });
