@@ -37,6 +37,8 @@ export interface ThreadPoolOptions {
   idleMs?: number;
   /** Lower the threads' CPU priority (Linux `nice`), so the process's own event loop wins a busy core. */
   nice?: number;
+  /** Keep the threads started (a server's first page does not wait for one to load); else each ends when idle. */
+  keepWarm?: boolean;
 }
 
 /** Default idle time before a thread ends: long enough to serve a burst of pages warm. */
@@ -45,6 +47,8 @@ export const THREAD_IDLE_MS = 60_000;
 export interface ThreadPool {
   /** Runs the module's task `task` on `input` (structured-cloned both ways). */
   run<I, O>(task: string, input: I): Promise<Offloaded<O>>;
+  /** Starts the pool now rather than at its first task (its threads load their module meanwhile). */
+  warm(): Promise<void>;
   /** Ends every thread; tasks in flight end as `error`. */
   close(): Promise<void>;
 }
@@ -72,7 +76,7 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
         new Piscina({
           filename,
           workerData,
-          minThreads: 0,
+          minThreads: options.keepWarm === true ? options.threads : 0,
           maxThreads: options.threads,
           idleTimeout: options.idleMs ?? THREAD_IDLE_MS,
           resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
@@ -103,6 +107,9 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
       } finally {
         inFlight -= 1;
       }
+    },
+    async warm() {
+      await open();
     },
     async close() {
       const opened = pool;

@@ -15,6 +15,14 @@ export type PortabilityProfile = 'python-urllib' | 'scrapy-protego' | 'node-robo
 export const PORTABILITY_PROFILES: readonly PortabilityProfile[] = PARSER_PROFILES.filter(
   (p): p is PortabilityProfile => p !== 'google' && PARSER_PROFILE_INFO[p].basis === 'exact',
 );
+/**
+ * The version of the analysis (issue 26): a body's findings are computed once and kept
+ * (`bodies.portability`, with the version they were made with), so bump this in the commit that
+ * changes what portabilityOf finds for some file (a profile, a bound, a reason's words): bodies
+ * analysed by an older version are analysed again after the next run, as ENGINE_VERSION makes the
+ * next night evaluate verdicts again. A unit test pins the findings of a set of files and says when.
+ */
+export const PORTABILITY_VERSION = 1;
 /** Findings (rows) kept per file; the rest are counted, not listed. */
 export const PORTABILITY_MAX_FINDINGS = 50;
 /** Distinct (crawler, example path) questions asked per file at most. */
@@ -70,6 +78,12 @@ export interface PortabilityResult {
   rulesExamined: number;
   rules: number;
 }
+
+/**
+ * A body's analysis as kept (`bodies.portability`): its findings, or why there are none to show
+ * (the analysis ran past the time or memory it is given; src/services/portability-analysis.service.ts).
+ */
+export type StoredPortability = ({ outcome: 'analysed' } & PortabilityResult) | { outcome: 'failed'; reason: string };
 
 /** The path a rule is meant to decide: wildcards filled in, the end anchor dropped. */
 export function examplePath(value: string): string {
