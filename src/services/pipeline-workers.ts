@@ -14,7 +14,7 @@ import { ALERT_DELIVERY_ATTEMPTS, BATCH_MAX_STALLS, SITE_MAX_STALLS } from '../q
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
 import { FetchRetryError } from './night-runner.js';
 import { parsePayload } from './job-payload.js';
-import { queueAnalysis } from './portability-analysis.service.js';
+import { ANALYSIS_JOB_MS, queueAnalysis } from './portability-analysis.service.js';
 import type { Runtime } from './runtime.js';
 import type { StartRunInput } from './run-lifecycle.service.js';
 
@@ -236,19 +236,18 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
   if (which.includes('analysis')) {
     // Bodies' portability findings after a run: one job at a time per process, in a thread of its
     // own (rt.analysis), each job ANALYSIS_JOB_MS at most before it hands over to the next.
-    workers.push(
-      new Worker(
-        QUEUES.analysis,
-        async (job) => {
-          parsePayload(analysePortabilityPayload, job.data, JOBS.analysePortability);
-          const done = await rt.analysis.analysePending();
-          rt.log.info({ queue: 'analysis', job: job.id, ...done }, 'bodies analysed');
-          if (done.more) await queueAnalysis(rt.db.pool, rt.queues.analysis);
-          return done;
-        },
-        { connection, prefix, concurrency: 1, ...lock },
-      ),
+    const analysisWorker: Worker = new Worker(
+      QUEUES.analysis,
+      async (job) => {
+        parsePayload(analysePortabilityPayload, job.data, JOBS.analysePortability);
+        const done = await rt.analysis.analysePending(ANALYSIS_JOB_MS, () => analysisWorker.isPaused() || analysisWorker.closing !== undefined);
+        rt.log.info({ queue: 'analysis', job: job.id, ...done }, 'bodies analysed');
+        if (done.more) await queueAnalysis(rt.db.pool, rt.queues.analysis);
+        return done;
+      },
+      { connection, prefix, concurrency: 1, ...lock },
     );
+    workers.push(analysisWorker);
   }
 
   if (which.includes('runs')) {

@@ -79,10 +79,10 @@ export function createPortabilityAnalysis(deps: PortabilityAnalysisDeps) {
   const now = deps.now ?? (() => performance.now());
 
   /**
-   * Analyses pending bodies until none is left or `budgetMs` has passed (checked between
-   * batches). Bodies are analysed one at a time, in the thread.
+   * Analyses pending bodies until none is left, `budgetMs` has passed (checked between batches)
+   * or `stopping` says so (checked between bodies). Bodies are analysed one at a time, in the thread.
    */
-  async function analysePending(budgetMs: number = ANALYSIS_JOB_MS): Promise<AnalysisDone> {
+  async function analysePending(budgetMs: number = ANALYSIS_JOB_MS, stopping: () => boolean = () => false): Promise<AnalysisDone> {
     const deadline = now() + budgetMs;
     const done: AnalysisDone = { analysed: 0, failed: 0, more: false };
     for (;;) {
@@ -90,6 +90,8 @@ export function createPortabilityAnalysis(deps: PortabilityAnalysisDeps) {
       if (batch.length === 0) return done;
       const results: { id: number; result: StoredPortability }[] = [];
       for (const body of batch) {
+        // A worker shutting down waits for one body at most: what is done is stored, the rest handed over.
+        if (stopping()) break;
         const analysis = await analyse(new Uint8Array(body.content.buffer, body.content.byteOffset, body.content.byteLength));
         // A body is blamed only if the thread answers an empty file in time: a thread that cannot
         // start (a broken install) must not mark every body failed for this version.
@@ -100,7 +102,7 @@ export function createPortabilityAnalysis(deps: PortabilityAnalysisDeps) {
         else done.failed += 1;
       }
       await storePortability(deps.pool, PORTABILITY_VERSION, results);
-      if (now() >= deadline) {
+      if (now() >= deadline || stopping()) {
         done.more = (await firstPendingBody(deps.pool, PORTABILITY_VERSION)) !== null;
         return done;
       }
