@@ -2,7 +2,8 @@
  * The scheduler process: keeps the nightly BullMQ job scheduler (cron + time zone) and one per
  * portfolio that has a schedule of its own (kept in line with Postgres every
  * ROBOTS_AUDIT_SCHEDULE_SYNC_MS), starts the run of each firing (runs queue), and every minute re-enqueues what lost jobs left undone in
- * running runs, the pending sites of completed runs, and pending alert deliveries without a live job (after a Redis restart, say):
+ * running runs, the pending sites of completed runs, pending alert deliveries without a live job (after a Redis restart, say)
+ * and the analysis of bodies left without their portability findings:
  * deterministic job ids make that harmless. /metrics, /healthz and /readyz are served on
  * ROBOTS_AUDIT_SCHEDULER_METRICS_PORT (its own, so that a worker can run on the same host); a
  * Postgres that does not answer yet is waited for, not fatal.
@@ -14,6 +15,7 @@ import { JOBS } from '../src/queues/contracts.js';
 import { syncPortfolioSchedulers } from '../src/queues/portfolio-schedules.js';
 import { createRuntime } from '../src/services/runtime.js';
 import { finishRunIfComplete, reconcileDeliveries, startPipelineWorkers } from '../src/services/pipeline-workers.js';
+import { queueAnalysis } from '../src/services/portability-analysis.service.js';
 import type { ProcessHealth } from '../src/services/process-health.js';
 import { isConnectionError } from '../src/health/service-probes.js';
 import { runUntilStopped } from './long-running.js';
@@ -80,6 +82,9 @@ async function schedule(config: AppConfig, log: Logger, health: ProcessHealth, s
     // Deliveries outlive their runs: a pending one whose job is gone is queued again.
     const deliveries = await reconcileDeliveries(runtime);
     if (deliveries.requeued + deliveries.retried + deliveries.givenUp > 0) log.info(deliveries, 'alert deliveries reconciled');
+    // Bodies a lost job, a failed one or an older release left without their portability findings
+    // (issue 26): their analysis job is queued, or found waiting (one index probe when none is left).
+    await queueAnalysis(runtime.db.pool, runtime.queues.analysis);
   };
   const timer = setInterval(
     () =>

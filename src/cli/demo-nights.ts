@@ -5,6 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { tallyOf } from '../db/runs.repo.js';
+import { firstPendingBody } from '../db/portability.repo.js';
+import { PORTABILITY_VERSION } from '../robots/profiles/portability.js';
 import type { Runtime } from '../services/runtime.js';
 import { followRun, runKeyFor, summarizeRun } from './commands/audit.command.js';
 import type { RunSummary } from './commands/audit.command.js';
@@ -65,6 +67,25 @@ export async function settleDeliveries(rt: Runtime, timeoutMs = 30_000): Promise
   for (;;) {
     const pending = (await rt.repos.alerts.pendingDeliveries(1)).length;
     if (pending === 0 || Date.now() > deadline) return pending;
+    await new Promise((resolve) => setTimeout(resolve, DEMO_POLL_MS * 5));
+  }
+}
+
+/**
+ * Waits (bounded) until every body the nights stored has its portability findings: the analysis
+ * jobs the completed runs queued (issue 26), run by the demo's workers. Whatever is left when the
+ * time is up is analysed here, as a worker would, so that `report portability` has it.
+ */
+export async function settleAnalysis(rt: Runtime, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = await firstPendingBody(rt.db.pool, PORTABILITY_VERSION);
+    const jobs = await rt.queues.analysis.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    if (pending === null && Object.values(jobs).every((n) => n === 0)) return;
+    if (Date.now() > deadline) {
+      await rt.analysis.analysePending(Number.POSITIVE_INFINITY);
+      return;
+    }
     await new Promise((resolve) => setTimeout(resolve, DEMO_POLL_MS * 5));
   }
 }

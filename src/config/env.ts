@@ -32,6 +32,10 @@ export const DASHBOARD_SESSION_SECONDS = 12 * 3600;
 export const DASHBOARD_LOGIN_FAILURES = 5;
 /** CSV downloads the dashboard streams at once (ROBOTS_AUDIT_DASHBOARD_DOWNLOADS). */
 export const DASHBOARD_DOWNLOADS = 2;
+/** How long a dashboard page waits for what it computes from a site's bytes, ms (ROBOTS_AUDIT_DASHBOARD_COMPUTE_MS; src/web/page-compute.ts). */
+export const DASHBOARD_COMPUTE_MS = 5_000;
+/** Threads the dashboard computes in (ROBOTS_AUDIT_DASHBOARD_COMPUTE_THREADS). */
+export const DASHBOARD_COMPUTE_THREADS = 1;
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 /** A TCP port; 0 means the listener is off. */
@@ -205,6 +209,14 @@ export const envSchema = z.object({
   ROBOTS_AUDIT_DASHBOARD_LOGIN_FAILURES: int(DASHBOARD_LOGIN_FAILURES, 1),
   /** CSV downloads streamed at once; one more gets 503 with Retry-After, so the pages stay responsive while they run. */
   ROBOTS_AUDIT_DASHBOARD_DOWNLOADS: int(DASHBOARD_DOWNLOADS, 1),
+  /**
+   * How long a page waits for what it computes from a site's bytes or a posted draft (lint, a
+   * verdict, a draft's comparison), in a thread off the server's event loop; past it the page says
+   * "not computed: the file is too large to analyse here" and the thread is stopped.
+   */
+  ROBOTS_AUDIT_DASHBOARD_COMPUTE_MS: int(DASHBOARD_COMPUTE_MS, 100),
+  /** Threads those computations run in at once (each takes a core while it works). */
+  ROBOTS_AUDIT_DASHBOARD_COMPUTE_THREADS: int(DASHBOARD_COMPUTE_THREADS, 1),
 
   // --- nightly runs (issue 4) ---
   ROBOTS_AUDIT_SCHEDULE: z.string().default('0 3 * * *'),

@@ -44,6 +44,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { FETCH_OUTCOMES } from '../policy/fetch-outcome.js';
 import type { PolicyKind } from '../policy/effective-policy.js';
+import type { StoredPortability } from '../robots/profiles/portability.js';
 
 /** Raw bytes (`bytea`); node-postgres reads and writes them as Buffers. */
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -202,11 +203,21 @@ export const bodies = pgTable(
     /** Its rules (`body_rules`) and root access per crawler (`body_agent_access`) are stored. */
     indexed: boolean('indexed').notNull().default(false),
     createdAt: createdAt(),
+    /**
+     * The rules other parsers read differently from Google's (src/robots/profiles/portability.ts),
+     * computed once per body after the run that stored it, off the nights' path (issue 26:
+     * src/services/portability-analysis.service.ts); NULL until then.
+     */
+    portability: jsonb('portability').$type<StoredPortability>(),
+    /** PORTABILITY_VERSION of `portability`; 0: not analysed yet. Older than the current version: analysed again. */
+    portabilityVersion: smallint('portability_version').notNull().default(0),
   },
   (t) => [
     check('bodies_sha256_length', sql`octet_length(${t.sha256}) = 32`),
     // "Which sites have lint errors" (docs/sql-reporting.md): the few bodies with any.
     index('bodies_lint_errors_idx').on(t.id).where(sql`${t.lintErrors} > 0`),
+    // The analysis job's queue of bodies: those of an older version (0: never analysed) come first.
+    index('bodies_portability_version_idx').on(t.portabilityVersion, t.id),
   ],
 );
 

@@ -13,6 +13,8 @@ export const QUEUES = {
   alerts: 'alerts',
   /** Runs started by the nightly job scheduler. */
   runs: 'runs',
+  /** Analyses of stored bodies after a run (issue 26: portability findings), off the nights' path. */
+  analysis: 'analysis',
 } as const;
 
 export const JOBS = {
@@ -20,6 +22,7 @@ export const JOBS = {
   fetchSite: 'fetch-site',
   deliverAlert: 'deliver-alert',
   startRun: 'start-run',
+  analysePortability: 'analyse-portability',
 } as const;
 
 const id = z.number().int().positive();
@@ -48,6 +51,13 @@ export const startRunPayload = z.object({
 export type StartRunPayload = z.infer<typeof startRunPayload>;
 
 /**
+ * Analyse the bodies whose portability findings are missing or of an older version, from the
+ * first of them (the job's key: a job is added again only once that body is done).
+ */
+export const analysePortabilityPayload = z.object({ version: z.number().int().positive(), firstBodyId: id });
+export type AnalysePortabilityPayload = z.infer<typeof analysePortabilityPayload>;
+
+/**
  * Deterministic job ids from domain keys (habit 4): never all digits, no `:` (BullMQ uses it
  * as a key separator). Adding a job whose id exists is a no-op, so a second enqueue adds nothing.
  */
@@ -55,4 +65,5 @@ export const jobIds = {
   fetchSites: (p: Pick<FetchSitesPayload, 'runId' | 'batch'>) => `batch-r${p.runId}-b${p.batch}`,
   fetchSite: (p: FetchSitePayload) => `site-r${p.runId}-s${p.siteId}`,
   deliverAlert: (p: DeliverAlertPayload) => `deliver-d${p.deliveryId}`,
+  analysePortability: (p: AnalysePortabilityPayload) => `portability-v${p.version}-b${p.firstBodyId}`,
 } as const;

@@ -23,6 +23,9 @@ export const ALERT_DELIVERY_BACKOFF_MS = 2_000;
 /** Infrastructure failures (Postgres down, ...) in a batch job are retried this often (5 s, 10 s, ... 21 min by default). */
 export const BATCH_ATTEMPTS = 10;
 
+/** Infrastructure failures (Postgres away) an analysis job may have before the next run's or the reconcile loop's job takes over. */
+export const ANALYSIS_ATTEMPTS = 5;
+
 /**
  * A batch job whose process died under it (its lock expired: killed, out of memory) is not run
  * again as a batch: at its first stall it fails and its sites go on one by one, each in a site
@@ -42,6 +45,8 @@ export interface Queues {
   site: Queue;
   alerts: Queue;
   runs: Queue;
+  /** Bodies analysed after a run (portability findings). */
+  analysis: Queue;
   close(): Promise<void>;
 }
 
@@ -71,13 +76,16 @@ export function createQueues(connection: Redis, prefix: string, settings: QueueS
     base({ attempts: ALERT_DELIVERY_ATTEMPTS, backoff: { type: 'exponential', delay: settings.alertBackoffMs ?? ALERT_DELIVERY_BACKOFF_MS } }),
   );
   const runs = new Queue(QUEUES.runs, base({ attempts: 5, backoff: { type: 'exponential', delay: 5_000 } }));
+  // Its work is kept body by body: a retry starts where the last attempt stopped.
+  const analysis = new Queue(QUEUES.analysis, base({ attempts: ANALYSIS_ATTEMPTS, backoff: { type: 'exponential', delay: settings.jobBackoffMs } }));
   return {
     fetch,
     site,
     alerts,
     runs,
+    analysis,
     async close() {
-      const all = [fetch, site, alerts, runs];
+      const all = [fetch, site, alerts, runs, analysis];
       // A command that needed no Redis may close the queues before their set-up is answered. With
       // Redis answering, or the connection still being made (`connecting`, `connect`: its ready
       // check under way), the answers are let in first: closing then left four set-ups to fail

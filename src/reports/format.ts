@@ -25,6 +25,8 @@ export interface ReportTable {
   report: string;
   columns: readonly ReportColumn[];
   rows: readonly ReportRow[];
+  /** What the rows leave out, in words (not part of the table, CSV or JSON: the CLI says it on stderr). */
+  notes?: readonly string[];
 }
 
 export const REPORT_FORMATS = ['table', 'csv', 'json'] as const;

@@ -16,6 +16,8 @@ export interface ReportSource<DbRow = Record<string, unknown>> {
   batchRows?: number;
   /** The report's rows for a batch of the query's rows, in order (none, one or several each). */
   rows(batch: DbRow[]): ReportRow[] | Promise<ReportRow[]>;
+  /** What the rows leave out, in words (sites not analysed yet): the CLI writes it on stderr, a download in a header. */
+  notes?(): Promise<string[]>;
 }
 
 /** Rows a cursor reads at a time by default: a few hundred KB of a report. */
@@ -26,7 +28,7 @@ export async function collectReport(pool: pg.Pool, name: string, source: ReportS
   const { rows } = await pool.query<Record<string, unknown>>(source.sql, source.params);
   const out: ReportRow[] = [];
   for (let i = 0; i < rows.length; i += CURSOR_BATCH_ROWS) out.push(...(await source.rows(rows.slice(i, i + CURSOR_BATCH_ROWS))));
-  return { report: name, columns: source.columns, rows: out };
+  return { report: name, columns: source.columns, rows: out, ...(source.notes ? { notes: await source.notes() } : {}) };
 }
 
 /**

@@ -147,9 +147,33 @@ export function assertProductToken(userAgent: string): void {
 }
 
 export async function explainSiteUrl(db: Queryable, site: SiteRef, url: string, userAgent: string): Promise<SiteExplanation> {
+  const { state, rules } = await loadExplainState(db, site, url, userAgent);
+  return explainUnderState({ site, url, userAgent, state, rules });
+}
+
+/** What explaining a URL reads, checked first: the site's state and the rules body in force. */
+export interface ExplainState {
+  state: SitePolicyState;
+  rules: Uint8Array | null;
+}
+
+/**
+ * The reads of explainSiteUrl (one row through site_state's key, the stretch's start), after the
+ * checks that need no read: throws SiteReportError as explainSiteUrl does.
+ */
+export async function loadExplainState(db: Queryable, site: SiteRef, url: string, userAgent: string): Promise<ExplainState> {
   assertProductToken(userAgent);
   if (!isInScope(site.origin, url)) throw new SiteReportError('not_found', `${url} is not on ${site.origin} (R-2..R-5: a robots.txt governs its own scheme, host and port)`);
-  const { state, rules } = await loadState(db, site);
+  return loadState(db, site);
+}
+
+/**
+ * The computation of explainSiteUrl on what loadExplainState read (pure: parse, the crawler's
+ * group, the deciding rule, the verdict under its own parser). The dashboard runs it in a thread
+ * with a deadline (src/web/page-compute.ts): a 500 KiB rules body may take a second.
+ */
+export function explainUnderState(input: ExplainState & { site: SiteRef; url: string; userAgent: string }): SiteExplanation {
+  const { site, url, userAgent, state, rules } = input;
   if (state.policy !== 'rules') {
     return {
       site,

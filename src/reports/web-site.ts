@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { lintRobotsTxt, parseRobotsTxt } from '../robots/index.js';
-import type { Diagnostic, RobotsTxt } from '../robots/index.js';
+import type { Diagnostic } from '../robots/index.js';
 import { followedGroup, followedGroupText } from '../robots/crawlers.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
 import type { FactBasis, ParserProfileName } from '../crawlers/crawler-rules.js';
@@ -18,14 +18,16 @@ import { bodyLines } from './web-paging.js';
 import { hiddenCharsIn } from '../robots/hidden-chars.js';
 import type { HiddenChar } from '../robots/hidden-chars.js';
 import { move } from './report-changes.js';
-import { portabilityOf } from '../robots/profiles/portability.js';
-import type { PortabilityResult } from '../robots/profiles/portability.js';
+import { PORTABILITY_VERSION } from '../robots/profiles/portability.js';
+import type { PortabilityResult, StoredPortability } from '../robots/profiles/portability.js';
 
 /** Nights on the timeline: a bit more than a year. */
 export const TIMELINE_NIGHTS = 400;
 /** Changes listed (the newest); older ones stay in `report changes` and SQL. */
 export const SITE_CHANGES = 100;
 export const SITE_ALERTS = 50;
+/** Lint diagnostics listed on the page (a 500 KiB file may have one per line); `robots-audit lint` lists them all. */
+export const SITE_LINT_SHOWN = 500;
 
 export interface TimelineNight {
   runId: number;
@@ -92,19 +94,70 @@ export interface SiteAlert {
   title: string;
 }
 
+/**
+ * The rules other parsers read differently from Google's (issue 19: the portability panel), as
+ * the analysis job stored them after the night's run (issue 26): never computed by the page.
+ * `pending`: not analysed yet (by this PORTABILITY_VERSION); `failed`: too costly to analyse.
+ */
+export type PortabilityPanel = { state: 'analysed'; result: PortabilityResult } | { state: 'pending' } | { state: 'failed'; reason: string };
+
+/** A computation the page could not wait for: the note it shows instead (src/web/page-compute.ts). */
+export type Computed<T> = { ok: true; value: T } | { ok: false; note: string };
+
 export interface FileView {
   /** The night this copy was fetched. */
   fetchedAt: Date | null;
   bytes: number;
-  lines: string[];
-  diagnostics: Diagnostic[];
+  /** Its lines, counted (the rows are rendered with the lint, off the event loop: src/web/page-compute.ts). */
+  lineCount: number;
+  /** Its lint, the first SITE_LINT_SHOWN; null when not computed (`notComputed` says why). */
+  diagnostics: Diagnostic[] | null;
+  /** Diagnostics in all. */
+  diagnosticsTotal: number;
+  /** Why the lint (and the crawler rules of the verdicts) are not shown: the file is too costly to analyse here. */
+  notComputed: string | null;
   /** Its rules decide the verdicts now (policy `rules`), or it is kept for reference only. */
   decides: boolean;
   /** The hidden characters the file holds (the note above it names them). */
   hidden: HiddenChar[];
-  /** The rules other parsers read differently from Google's (issue 19: the portability panel). */
-  portability: PortabilityResult;
+  portability: PortabilityPanel;
 }
+
+/** What the site page computes from the site's bytes, beside what it reads. */
+export interface SiteFileInput {
+  /** The robots.txt last fetched with a 2xx (linted), or null. */
+  content: Uint8Array | null;
+  /** The body whose rules decide (policy `rules`), or null. */
+  rulesContent: Uint8Array | null;
+  /** The matrix's agents: the crawler rule that chose each one's group in `rulesContent`. */
+  agents: string[];
+}
+
+export interface SiteFileAnalysis {
+  /** The first SITE_LINT_SHOWN diagnostics. */
+  diagnostics: Diagnostic[] | null;
+  diagnosticsTotal: number;
+  /** One per agent, in order: the documented crawler rule that chose its group, or null. */
+  groupRules: (string | null)[];
+}
+
+/**
+ * The page's computations over a site's bytes (pure): lint of the file, and the crawler rule
+ * behind each agent's group. Up to a second or more on a 500 KiB file: the dashboard runs it in a
+ * thread with a deadline (src/web/page-compute.ts), never on its event loop.
+ */
+export function analyseSiteFile(input: SiteFileInput): SiteFileAnalysis {
+  const rules = input.rulesContent ? parseRobotsTxt(input.rulesContent) : null;
+  const diagnostics = input.content ? lintRobotsTxt(input.content) : null;
+  return {
+    diagnostics: diagnostics?.slice(0, SITE_LINT_SHOWN) ?? null,
+    diagnosticsTotal: diagnostics?.length ?? 0,
+    groupRules: input.agents.map((token) => (rules === null ? null : followedGroupText(token, followedGroup(rules, token, findCrawlerRules(token))))),
+  };
+}
+
+/** Computes in the request: for callers that bound it themselves. */
+export const analyseSiteFileHere = async (input: SiteFileInput): Promise<Computed<SiteFileAnalysis>> => ({ ok: true, value: analyseSiteFile(input) });
 
 export interface SitePage {
   site: OverviewRow;
@@ -167,9 +220,15 @@ export function diffLines(text: string): DiffLine[] {
 
 /**
  * The site's page, or null when no site has that id. `versionRunId`: the change to show with
- * its diffs (default: the newest change whose text or rules changed).
+ * its diffs (default: the newest change whose text or rules changed). `analyse` computes what the
+ * page needs from the site's bytes (analyseSiteFile; the dashboard's runs in a thread, bounded).
  */
-export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: number | null): Promise<SitePage | null> {
+export async function sitePage<A extends SiteFileAnalysis>(
+  pool: pg.Pool,
+  siteId: number,
+  versionRunId: number | null,
+  analyse: (input: SiteFileInput) => Promise<Computed<A>>,
+): Promise<(SitePage & { analysis: A | null }) | null> {
   // One round of queries: a site that is gone (removed since the caller found its id) is null.
   const [[described], labels, timeline, changes, verdicts, alerts, bodies] = await Promise.all([
     describeSites(pool, [siteId]),
@@ -193,16 +252,35 @@ export async function sitePage(pool: pg.Pool, siteId: number, versionRunId: numb
   const list = changes.rows.map(siteChange);
   const chosen =
     versionRunId === null ? list.find((c) => c.hasTextDiff || c.semantic.length > 0) : list.find((c) => c.runId === versionRunId);
+  const agents = agentsOf(verdicts);
+  const [version, analysed] = await Promise.all([
+    chosen ? loadVersion(pool, siteId, chosen) : null,
+    bodies.file || bodies.rulesContent ? analyse({ content: bodies.content, rulesContent: bodies.rulesContent, agents }) : null,
+  ]);
+  const file: FileView | null = bodies.file
+    ? {
+        ...bodies.file,
+        diagnostics: analysed?.ok ? analysed.value.diagnostics : null,
+        diagnosticsTotal: analysed?.ok ? analysed.value.diagnosticsTotal : 0,
+        notComputed: analysed && !analysed.ok ? analysed.note : null,
+      }
+    : null;
   return {
     site: described,
     labels: labels.rows[0]?.labels ?? {},
     timeline,
     changes: list,
-    version: chosen ? await loadVersion(pool, siteId, chosen) : null,
-    matrix: verdictMatrix(verdicts, bodies.rulesLines, bodies.rules),
+    version,
+    matrix: verdictMatrix(verdicts, agents, bodies.rulesLines, analysed?.ok ? analysed.value.groupRules : agents.map(() => null)),
     alerts: alerts.rows,
-    file: bodies.file,
+    file,
+    analysis: analysed?.ok ? analysed.value : null,
   };
+}
+
+/** The matrix's agents, by name. */
+function agentsOf(verdicts: VerdictRow[]): string[] {
+  return [...new Set(verdicts.map((r) => r.token))].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
 }
 
 async function loadTimeline(pool: pg.Pool, siteId: number): Promise<TimelineNight[]> {
@@ -248,14 +326,13 @@ async function loadVerdicts(pool: pg.Pool, siteId: number): Promise<VerdictRow[]
   return rows;
 }
 
-/** The verdicts in force, by URL and agent, each with the text of its deciding line in `rulesLines`. */
-function verdictMatrix(verdicts: VerdictRow[], lines: string[], rules: RobotsTxt | null): VerdictMatrix {
-  const agents = [...new Set(verdicts.map((r) => r.token))].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
-  const crawlers = agents.map((token): MatrixCrawler => {
+/** The verdicts in force, by URL and agent, each with the text of its deciding line in `rulesLines`; `groupRules` as analyseSiteFile gave them. */
+function verdictMatrix(verdicts: VerdictRow[], agents: string[], lines: string[], groupRules: (string | null)[]): VerdictMatrix {
+  const crawlers = agents.map((token, i): MatrixCrawler => {
     const parser = parserOf(token);
     return {
       token,
-      groupRule: rules === null ? null : followedGroupText(token, followedGroup(rules, token, findCrawlerRules(token))),
+      groupRule: groupRules[i] ?? null,
       robotsTxtNote: robotsTxtUseText(token),
       parser: { profile: parser.profile, basis: parser.basis, source: parser.source },
     };
@@ -282,15 +359,46 @@ function parserCell(token: string, profile: string, allowed: boolean): NonNullab
   return { profile, basis: now.profile === profile ? now.basis : 'assumed', allowed };
 }
 
+/** The hidden characters of a file's lines, each once, in the order first met. */
+function hiddenOf(lines: string[]): HiddenChar[] {
+  const found = new Map<number, HiddenChar>();
+  for (const line of lines) for (const c of hiddenCharsIn(line)) if (!found.has(c.codePoint)) found.set(c.codePoint, c);
+  return [...found.values()];
+}
+
+/** The panel from the stored analysis: only one made by this PORTABILITY_VERSION is read. */
+export function portabilityPanel(stored: StoredPortability | null, version: number): PortabilityPanel {
+  if (stored === null || version !== PORTABILITY_VERSION) return { state: 'pending' };
+  if (stored.outcome === 'failed') return { state: 'failed', reason: stored.reason };
+  const { outcome: _outcome, ...result } = stored;
+  return { state: 'analysed', result };
+}
+
+interface LoadedBodies {
+  /** The file view but what is computed from its bytes. */
+  file: Omit<FileView, 'diagnostics' | 'diagnosticsTotal' | 'notComputed'> | null;
+  content: Uint8Array | null;
+  rulesContent: Uint8Array | null;
+  rulesLines: string[];
+}
+
 /**
- * The robots.txt last fetched with a 2xx (the current file, null when the site never served one),
- * and the lines of the body whose rules apply (policy `rules`): the same file unless the 30-day
- * fallback applies an older copy. Each body is read and decoded once.
+ * The robots.txt last fetched with a 2xx (the current file, null when the site never served one)
+ * with its stored portability findings, and the body whose rules apply (policy `rules`): the same
+ * file unless the 30-day fallback applies an older copy. Each body is read and decoded once.
  */
-async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileView | null; rulesLines: string[]; rules: RobotsTxt | null }> {
-  const { rows } = await pool.query<{ content: Buffer | null; fetched_at: Date | null; decides: boolean; rules_content: Buffer | null }>(
+async function loadBodies(pool: pg.Pool, siteId: number): Promise<LoadedBodies> {
+  const { rows } = await pool.query<{
+    content: Buffer | null;
+    fetched_at: Date | null;
+    decides: boolean;
+    rules_content: Buffer | null;
+    portability: StoredPortability | null;
+    portability_version: number | null;
+  }>(
     `select good.content, x.last_good_run_at as fetched_at,
-            (x.policy = 'rules' and x.rules_body_id = x.last_good_body_id) as decides, rules.content as rules_content
+            (x.policy = 'rules' and x.rules_body_id = x.last_good_body_id) as decides, rules.content as rules_content,
+            good.portability, good.portability_version
      from site_state x
      left join bodies good on good.id = x.last_good_body_id
      left join bodies rules on rules.id = x.rules_body_id and x.policy = 'rules' and x.rules_body_id is distinct from x.last_good_body_id
@@ -298,20 +406,19 @@ async function loadBodies(pool: pg.Pool, siteId: number): Promise<{ file: FileVi
     [siteId],
   );
   const row = rows[0];
-  if (!row) return { file: null, rulesLines: [], rules: null };
+  if (!row) return { file: null, content: null, rulesContent: null, rulesLines: [] };
   const lines = row.content ? bodyLines(row.content) : [];
-  const file: FileView | null = row.content
+  const file = row.content
     ? {
         fetchedAt: row.fetched_at,
         bytes: row.content.length,
-        lines,
-        diagnostics: lintRobotsTxt(row.content),
-        hidden: lines.flatMap(hiddenCharsIn).filter((c, i, all) => all.findIndex((o) => o.codePoint === c.codePoint) === i),
+        lineCount: lines.length,
+        hidden: hiddenOf(lines),
         decides: row.decides,
-        portability: portabilityOf(row.content),
+        portability: portabilityPanel(row.portability, row.portability_version ?? 0),
       }
     : null;
-  // The body whose rules decide (policy `rules`), parsed to name the crawler rule each agent's group comes from.
-  const rulesBody = row.decides ? row.content : row.rules_content;
-  return { file, rulesLines: row.decides ? lines : row.rules_content ? bodyLines(row.rules_content) : [], rules: rulesBody ? parseRobotsTxt(rulesBody) : null };
+  // The body whose rules decide (policy `rules`): the crawler rule each agent's group comes from is read in it.
+  const rulesContent = row.decides ? row.content : row.rules_content;
+  return { file, content: row.content, rulesContent, rulesLines: row.decides ? lines : row.rules_content ? bodyLines(row.rules_content) : [] };
 }

@@ -26,7 +26,8 @@ export const LINT_CODES = {
   'conflicting-rule': { severity: 'warning', description: 'The same pattern is both allowed and disallowed for one agent; the allow wins (T22, C31).' },
   'too-complex': {
     severity: 'info',
-    description: 'A check stopped at its cap (MAX_CONFLICT_CHECK_RULES rules compared): the file has more distinct rule sets than it reads, so findings further down may be missing (R-18, house style habit 12).',
+    description:
+      'A check stopped at its cap (MAX_CONFLICT_CHECK_RULES rules compared; for other-parsers-differ, PORTABILITY_MAX_RULE_COMPARISONS): the file has more than the check reads, so findings further down may be missing (R-18, house style habit 12).',
   },
   'disallow-all': { severity: 'warning', description: 'The `*` group disallows the whole site.' },
   'star-rule-not-inherited': {

@@ -19,7 +19,7 @@ export type QueueDepth = { queue: string } & Record<QueueState, number>;
 export const FAILED_REASON_CHARS = 300;
 
 function queuesOf(queues: Queues): Queue[] {
-  return [queues.fetch, queues.site, queues.alerts, queues.runs];
+  return [queues.fetch, queues.site, queues.alerts, queues.runs, queues.analysis];
 }
 
 /** Jobs of each queue by state. Prioritised jobs are waiting ones (BullMQ keeps them apart). */

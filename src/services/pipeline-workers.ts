@@ -8,19 +8,20 @@
 import os from 'node:os';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
-import { deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
+import { analysePortabilityPayload, deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
 import { createRedis, letSetUpsFinish, onQueueError, reportOutages } from '../queues/connection.js';
 import { ALERT_DELIVERY_ATTEMPTS, BATCH_MAX_STALLS, SITE_MAX_STALLS } from '../queues/queues.js';
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
 import { FetchRetryError } from './night-runner.js';
 import { parsePayload } from './job-payload.js';
+import { ANALYSIS_JOB_MS, queueAnalysis } from './portability-analysis.service.js';
 import type { Runtime } from './runtime.js';
 import type { StartRunInput } from './run-lifecycle.service.js';
 
-export type PipelineQueue = 'fetch' | 'site' | 'alerts' | 'runs';
+export type PipelineQueue = 'fetch' | 'site' | 'alerts' | 'runs' | 'analysis';
 
 /** The queues a worker process serves by default. */
-export const WORKER_QUEUES: readonly PipelineQueue[] = ['fetch', 'site', 'alerts'];
+export const WORKER_QUEUES: readonly PipelineQueue[] = ['fetch', 'site', 'alerts', 'analysis'];
 
 export interface PipelineWorkers {
   workers: Worker[];
@@ -103,6 +104,8 @@ export async function finishRunIfComplete(rt: Runtime, runId: number): Promise<v
   const run = finished ?? (await rt.repos.runs.getRunProgress(runId));
   if (run?.status !== 'completed') return;
   await enqueueDeliveries(rt, await pendingDeliveriesOfRun(rt.db.db, runId));
+  // The run's new bodies are analysed now, off the nights' path (issue 26).
+  await queueAnalysis(rt.db.pool, rt.queues.analysis);
 }
 
 /**
@@ -228,6 +231,23 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
       if (parsed.success) void rt.repos.alerts.markFailed(parsed.data.deliveryId, err.message).catch(() => {});
     });
     workers.push(alertsWorker);
+  }
+
+  if (which.includes('analysis')) {
+    // Bodies' portability findings after a run: one job at a time per process, in a thread of its
+    // own (rt.analysis), each job ANALYSIS_JOB_MS at most before it hands over to the next.
+    const analysisWorker: Worker = new Worker(
+      QUEUES.analysis,
+      async (job) => {
+        parsePayload(analysePortabilityPayload, job.data, JOBS.analysePortability);
+        const done = await rt.analysis.analysePending(ANALYSIS_JOB_MS, () => analysisWorker.isPaused() || analysisWorker.closing !== undefined);
+        rt.log.info({ queue: 'analysis', job: job.id, ...done }, 'bodies analysed');
+        if (done.more) await queueAnalysis(rt.db.pool, rt.queues.analysis);
+        return done;
+      },
+      { connection, prefix, concurrency: 1, ...lock },
+    );
+    workers.push(analysisWorker);
   }
 
   if (which.includes('runs')) {

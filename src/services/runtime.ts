@@ -38,6 +38,8 @@ import { createNightWriter } from './night-writer.js';
 import type { NightWriter } from './night-writer.js';
 import { createRunLifecycle } from './run-lifecycle.service.js';
 import type { RunLifecycle } from './run-lifecycle.service.js';
+import { createPortabilityAnalysis, queueAnalysis } from './portability-analysis.service.js';
+import type { PortabilityAnalysis } from './portability-analysis.service.js';
 
 /** Infrastructure failures (Postgres down, ...) a site job may have on top of its schedule's attempts. */
 export const SITE_INFRA_ATTEMPTS = 5;
@@ -53,6 +55,8 @@ export interface Runtime {
   /** Sites' nights: the batch and site jobs' work, and the writer they share. */
   nights: NightRunner & { writer: NightWriter; slots: FetchSlots; largeBodies: FetchSlots };
   lifecycle: RunLifecycle;
+  /** Portability findings of stored bodies, after runs (the `analysis` queue's work). */
+  analysis: PortabilityAnalysis;
   delivery: AlertDeliveryService;
   /** Where jobs, fetches, nights and deliveries are counted (NO_METRICS when the process has no metrics). */
   recorder: PipelineRecorder;
@@ -105,7 +109,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     jobBackoffMs: config.ROBOTS_AUDIT_JOB_BACKOFF_MS,
   });
   // Redis going away is logged once, not thrown: ioredis reconnects, and what was lost is re-enqueued from Postgres.
-  for (const queue of [queues.fetch, queues.site, queues.alerts, queues.runs]) {
+  for (const queue of [queues.fetch, queues.site, queues.alerts, queues.runs, queues.analysis]) {
     queue.on('error', onQueueError(outages.redis, log, { queue: queue.name }, 'queue error'));
   }
   // Host locks are taken and released around every fetch: their commands are pipelined.
@@ -153,6 +157,8 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
         const finished = await lifecycle.finishIfComplete(runId);
         if (finished) log.info({ runId, counts: finished.counts }, 'run completed');
         await enqueueDeliveries(await pendingDeliveriesOfRun(db.db, runId));
+        // The run's new bodies are analysed now, off the nights' path (issue 26).
+        if (finished) await queueAnalysis(db.pool, queues.analysis);
       }
     },
     onError: (err) => log.warn({ err }, 'after storing nights: queueing deliveries or ending a run failed (the reconcile loop does it later)'),
@@ -244,6 +250,8 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     userAgent: config.ROBOTS_AUDIT_USER_AGENT,
   });
 
+  const analysis = createPortabilityAnalysis({ pool: db.pool });
+
   return {
     config,
     log,
@@ -254,11 +262,13 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
     hostLock,
     nights: { ...runner, writer, slots, largeBodies },
     lifecycle,
+    analysis,
     delivery,
     recorder,
     outages,
     async close() {
       await writer.flush().catch(() => {});
+      await analysis.close();
       await queues.close();
       await fetchDispatcher.close();
       await webhookDispatcher.close();

@@ -4,7 +4,9 @@
  * takes which), each applied in the report's query. Streamed from a cursor a batch at a time as
  * the client reads, so a download holds one batch in memory whatever the portfolio's size, and at
  * most ROBOTS_AUDIT_DASHBOARD_DOWNLOADS run at once (the next is told to come back: 503 with
- * Retry-After), each on one connection of the pool, so the pages stay responsive meanwhile.
+ * Retry-After), each on one connection of the pool, so the pages stay responsive meanwhile. What a
+ * report's rows leave out (`report portability`: the sites whose robots.txt is not analysed yet) is
+ * said in the `X-Robots-Audit-Note` header, as the CLI says it on stderr.
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -65,7 +67,11 @@ export function registerCsvDownloads(app: FastifyInstance, ctx: CsvContext): voi
           crawler: q.crawler || null,
           blocks: q.blocks || null,
         };
-        stream = Readable.from(csvText(ctx.pool, await reportSource(ctx.pool, name, filters)), { objectMode: false });
+        const source = await reportSource(ctx.pool, name, filters);
+        // What the rows leave out (report portability: sites not analysed yet) travels in a header, before the rows.
+        const notes = source.notes ? await source.notes() : [];
+        if (notes.length > 0) reply.header('x-robots-audit-note', notes.join('; '));
+        stream = Readable.from(csvText(ctx.pool, source), { objectMode: false });
       } finally {
         if (stream === null) running -= 1;
       }

@@ -5,8 +5,8 @@
  * paths newly open, the lint findings, the draft with its lines. The same read and the same
  * service as the command (src/reports/site-draft-baseline.ts, src/services/draft-check.ts).
  *
- * It only computes: it reads the site's latest night on the dashboard's read-only sessions and
- * writes nothing. Its form is the dashboard's one POST besides logging in, so it is guarded
+ * It only computes, in a thread with a deadline (page-compute.ts): it reads the site's latest night
+ * on the dashboard's read-only sessions and writes nothing. Its form is the dashboard's one POST besides logging in, so it is guarded
  * against cross-site requests three ways: a form token only this page hands out (an HMAC under a
  * key of the process, which no other site can read), the browser's `Origin` and
  * `Sec-Fetch-Site` when it sends them, and, with a dashboard token, the SameSite=Strict session
@@ -16,25 +16,17 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { crawlerLines } from '../reports/site-diff.format.js';
 import { siteDraftBaseline } from '../reports/site-draft-baseline.js';
 import { findSite } from '../reports/web-site.js';
-import { GOOGLE_MAX_ROBOTS_BYTES } from '../robots/lint.js';
-import { revealHiddenChars } from '../robots/hidden-chars.js';
-import { checkDraft, groupFlips } from '../services/draft-check.js';
 import { SEVERITIES } from '../services/alerting/severities.js';
-import type { DraftReport } from '../services/draft-check.js';
+import { MAX_DRAFT_BYTES } from './draft-result.js';
 import { parseParams } from './query-params.js';
 import type { PageContext } from './routes.js';
 import { NotFound } from './routes.js';
 
-/** The most a draft may weigh: what Google reads of a robots.txt (R-18), and so all that counts. */
-export const MAX_DRAFT_BYTES = GOOGLE_MAX_ROBOTS_BYTES;
-/** Flip lines shown; the count of the others beside. */
-export const PAGE_MAX_FLIP_GROUPS = 200;
+export { MAX_DRAFT_BYTES, PAGE_MAX_FLIP_GROUPS } from './draft-result.js';
 
 const draftParams = z.object({ origin: z.string().min(1).max(2_000) });
-const UTF8 = new TextDecoder('utf-8', { fatal: false });
 
 /** A draft too large, a form without its token or from another site: the page says which, with its status. */
 class DraftRequestError extends Error {
@@ -83,39 +75,8 @@ async function readForm(request: FastifyRequest): Promise<DraftForm> {
   return form;
 }
 
-/** The draft's lines as text for the page: UTF-8 (R-22), hidden characters as `<U+XXXX>`. */
-function draftLines(draft: Uint8Array): string[] {
-  const lines = UTF8.decode(draft).split(/\r\n|\r|\n/);
-  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
-  return lines.map(revealHiddenChars);
-}
-
-/** What the template shows of a report: the engine's data, with every text from a file made visible. */
-function pageResult(report: DraftReport, draft: Uint8Array) {
-  const groups = groupFlips(report.flips);
-  const marked = new Map<number, string>();
-  for (const a of report.alerts) for (const line of a.lines) if (!marked.has(line)) marked.set(line, a.failing ? 'fail' : a.severity);
-  for (const d of report.lint) if (!marked.has(d.line)) marked.set(d.line, 'lint');
-  const show = revealHiddenChars;
-  return {
-    report,
-    flipGroups: groups.slice(0, PAGE_MAX_FLIP_GROUPS).map((g) => ({
-      ...g,
-      url: show(g.url),
-      ruleBefore: g.ruleBefore && { ...g.ruleBefore, value: show(g.ruleBefore.value) },
-      ruleAfter: g.ruleAfter && { ...g.ruleAfter, value: show(g.ruleAfter.value) },
-    })),
-    flipGroupsHidden: Math.max(0, groups.length - PAGE_MAX_FLIP_GROUPS),
-    alerts: report.alerts.map((a) => ({ ...a, title: show(a.title) })),
-    crawlerLines: report.crawlers.some((c) => c.changed) ? crawlerLines(report.crawlers).map(show) : [],
-    starGaps: report.starGapsOpened.map((g) => ({ ...g, path: show(g.path) })),
-    lint: report.lint.map((d) => ({ ...d, message: show(d.message) })),
-    lines: draftLines(draft.subarray(0, Math.min(draft.length, MAX_DRAFT_BYTES))).map((text, i) => ({ n: i + 1, text, mark: marked.get(i + 1) ?? '' })),
-  };
-}
-
 export function registerDraftPage(app: FastifyInstance, ctx: PageContext): void {
-  const { pool, render } = ctx;
+  const { pool, render, compute } = ctx;
   // The form token: an HMAC under a key of this process. A page of another site cannot read it.
   const formKey = randomBytes(32);
   const formToken = createHmac('sha256', formKey).update('robots-audit test-draft form v1').digest('base64url');
@@ -188,7 +149,8 @@ export function registerDraftPage(app: FastifyInstance, ctx: PageContext): void 
       if (form.uploaded === null && form.pasted === '') return page(reply, { ...pageOf, error: 'Paste a draft or choose a file.' }, 400);
       // An uploaded file as its bytes; a pasted draft as the browser sent it (UTF-8).
       const draft = form.uploaded ?? Buffer.from(form.pasted, 'utf8');
-      const report = checkDraft({
+      // Comparing two 500 KiB files may take seconds: in the thread, with a deadline (page-compute.ts).
+      const computed = await compute.draft({
         origin: base.site.origin,
         current: base.current,
         draft,
@@ -202,7 +164,8 @@ export function registerDraftPage(app: FastifyInstance, ctx: PageContext): void 
         ...pageOf,
         pasted: form.uploaded ? '' : form.pasted,
         uploadedBytes: form.uploaded?.length ?? null,
-        result: pageResult(report, draft),
+        result: computed.ok ? computed.value : null,
+        error: computed.ok ? null : computed.note,
       });
     });
   });

@@ -71,6 +71,8 @@ export function pageHelpers() {
   return {
     ...HELPERS,
     text: (text: string | null | undefined) => (text === null || text === undefined ? '' : siteTextHtml(text, seen)),
+    /** Hidden characters shown by markup built elsewhere (the file's rows, page-compute.ts): the layout's note names them too. */
+    saw: (chars: readonly HiddenChar[]) => void chars.forEach((c) => seen.set(c.codePoint, c)),
     attr: siteTextAttribute,
     hiddenName: hiddenCharName,
     hiddenShown: () => [...seen.values()],

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type pg from 'pg';
 import { resolveReportFilters } from '../reports/index.js';
 import { countsBackFromLatestNight, latestNight } from '../reports/report-filters.js';
-import { explainSiteUrl } from '../reports/site-explain.js';
+import { loadExplainState } from '../reports/site-explain.js';
 import type { SiteExplanation } from '../reports/site-explain.js';
 import { decidingText, groupText, policyWhy } from '../reports/site-explain.format.js';
 import { SiteReportError } from '../reports/site-errors.js';
@@ -38,6 +38,7 @@ import {
 } from './query-params.js';
 import { shareLinesSvg, stackedBarsSvg, timelineSvg } from './svg-charts.js';
 import { registerDraftPage } from './draft-page.js';
+import type { PageCompute } from './page-compute.js';
 
 export class NotFound extends Error {
   override name = 'NotFound';
@@ -52,6 +53,8 @@ export class NotFound extends Error {
 
 export interface PageContext {
   pool: pg.Pool;
+  /** What pages compute from a site's bytes or a draft: in a thread, with a deadline (page-compute.ts). */
+  compute: PageCompute;
   render(reply: FastifyReply, template: string, data: Record<string, unknown>, status?: number): FastifyReply;
 }
 
@@ -91,19 +94,26 @@ export interface UrlCheck {
   error: string | null;
 }
 
-async function checkUrl(pool: pg.Pool, site: { id: number; origin: string }, input: string, ua: string): Promise<UrlCheck> {
+async function checkUrl(pool: pg.Pool, compute: PageCompute, site: { id: number; origin: string }, input: string, ua: string): Promise<UrlCheck> {
   const empty = { url: input, ua, explanation: null, deciding: null, group: null, why: null };
+  let url: string;
+  let state;
   try {
-    const explanation = await explainSiteUrl(pool, site, resolveSiteUrl(site.origin, input), ua);
-    return { ...empty, explanation, deciding: decidingText(explanation), group: groupText(explanation), why: policyWhy(explanation.state), error: null };
+    url = resolveSiteUrl(site.origin, input);
+    state = await loadExplainState(pool, site, url, ua);
   } catch (err) {
     if (err instanceof SiteReportError || err instanceof InvalidUrlError) return { ...empty, error: err.message };
     throw err;
   }
+  // The verdict on a 500 KiB rules body may take a second: in the thread, with a deadline.
+  const computed = await compute.explain({ site, url, userAgent: ua, ...state });
+  if (!computed.ok) return { ...empty, error: computed.note };
+  const explanation = computed.value;
+  return { ...empty, explanation, deciding: decidingText(explanation), group: groupText(explanation), why: policyWhy(explanation.state), error: null };
 }
 
 export function registerPages(app: FastifyInstance, ctx: PageContext): void {
-  const { pool, render } = ctx;
+  const { pool, render, compute } = ctx;
 
   app.get('/', async (request, reply) => {
     const q = parseParams(overviewParams, request.query);
@@ -122,11 +132,15 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
   app.get('/site', async (request, reply) => {
     const q = parseParams(siteParams, request.query);
     const id = await findSite(pool, q.origin);
-    const data = id === null ? null : await sitePage(pool, id, q.version ?? null);
-    if (id === null || !data) throw new NotFound(`No site is monitored at ${q.origin}.`);
+    if (id === null) throw new NotFound(`No site is monitored at ${q.origin}.`);
     const ua = q.ua || 'Googlebot';
-    const check = q.url === undefined || q.url.trim() === '' ? null : await checkUrl(pool, { id, origin: data.site.origin }, q.url, ua);
-    return render(reply, 'site', { title: data.site.origin, nav: 'overview', data, timeline: timelineSvg(data.timeline), check, checkUa: ua });
+    // The page and its check at once: each computation's deadline runs from now.
+    const [data, check] = await Promise.all([
+      sitePage(pool, id, q.version ?? null, compute.siteFile),
+      q.url === undefined || q.url.trim() === '' ? null : checkUrl(pool, compute, { id, origin: q.origin }, q.url, ua),
+    ]);
+    if (!data) throw new NotFound(`No site is monitored at ${q.origin}.`);
+    return render(reply, 'site', { title: data.site.origin, nav: 'overview', data, fileRows: data.analysis?.rowsHtml ?? null, timeline: timelineSvg(data.timeline), check, checkUa: ua });
   });
 
   app.get('/night', async (request, reply) => {

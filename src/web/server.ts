@@ -6,7 +6,8 @@
  * (csv-downloads.ts). Read-only by construction: every route but the login form and "Test a
  * draft" (which only computes, draft-page.ts) is a GET, and
  * the pool's sessions are read-only (`default_transaction_read_only`, src/db/client.ts), so no
- * request can change the database.
+ * request can change the database. What a page computes from a site's bytes runs in a thread with
+ * a deadline (page-compute.ts), so no page holds the event loop the others are answered on.
  */
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
@@ -24,6 +25,8 @@ import { FailureThrottle } from './failure-throttle.js';
 import { assertCleanUrl, BadRequest } from './query-params.js';
 import { createRenderer, pageHelpers, WEB_ROOT } from './render.js';
 import { NotFound, registerPages } from './routes.js';
+import { createPageCompute } from './page-compute.js';
+import type { PageComputeOptions } from './page-compute.js';
 
 export interface DashboardOptions {
   pool: pg.Pool;
@@ -40,6 +43,8 @@ export interface DashboardOptions {
   loginFailuresPerMinute?: number;
   /** CSV downloads streamed at once (ROBOTS_AUDIT_DASHBOARD_DOWNLOADS). */
   downloads?: number;
+  /** What pages compute from a site's bytes: its deadline and threads (ROBOTS_AUDIT_DASHBOARD_COMPUTE_MS, _THREADS). */
+  compute?: PageComputeOptions;
 }
 
 /**
@@ -166,7 +171,11 @@ export async function createDashboard(options: DashboardOptions): Promise<Fastif
     return reply.redirect('/login', 303);
   });
 
-  registerPages(app, { pool: options.pool, render });
+  // The pages' computations over a site's bytes run in threads with a deadline (page-compute.ts); they end with the server.
+  const compute = createPageCompute(options.compute);
+  app.addHook('onListen', async () => compute.warm());
+  app.addHook('onClose', async () => compute.close());
+  registerPages(app, { pool: options.pool, render, compute });
   registerCsvDownloads(app, { pool: options.pool, downloads: options.downloads ?? DASHBOARD_DOWNLOADS, log: options.log });
 
   app.setNotFoundHandler(async (request, reply) => {

@@ -16,7 +16,7 @@ import type { DbHandle } from '../../src/db/client.js';
 import { createDashboard } from '../../src/web/server.js';
 import { startWebhookReceiver } from '../fixtures/webhook-receiver.js';
 import type { WebhookReceiver } from '../fixtures/webhook-receiver.js';
-import { addSites, replayNight, settleDeliveries, track } from '../helpers/nightly.js';
+import { addSites, replayNight, settleAnalysis, settleDeliveries, track } from '../helpers/nightly.js';
 import { startPipeline } from '../helpers/pipeline.js';
 import type { Pipeline } from '../helpers/pipeline.js';
 
@@ -72,6 +72,8 @@ export async function populateDashboardData(): Promise<DashboardData> {
   await replayNight(p, NIGHTS[2]!, { shop: { status: 503, body: 'busy' } });
   await replayNight(p, NIGHTS[3]!, {});
   await settleDeliveries(p);
+  // The site pages' "Other parsers" panels read what the analysis job stores after each run.
+  await settleAnalysis(p);
   return {
     p,
     receiver,

@@ -77,3 +77,37 @@ export function manyRecords(key: 'Content-Signal' | 'Clean-param', version: stri
 export function manyAgentGroups(prefix: string): Uint8Array {
   return filledWith('', (i) => `User-agent: ${prefix}${letterName(i)}\nCrawl-delay: 5\nDisallow: /`);
 }
+
+/**
+ * Issue 26: a legal file of wildcard rules, one `*` group of ~8,300 lines such as
+ * `Disallow: /*a*a*a*a*a*a*a*a*a*a*aaa*aa$`, as a user measured it: each rule a few stars and
+ * runs of `a`, which a backtracking matcher (Protego's, robots-parser's regular expressions)
+ * takes minutes over, and which the portability analysis can only sample.
+ */
+export function wildcardRules(bytes = GOOGLE_CUT_BYTES - 200): Uint8Array {
+  const lines = ['User-agent: *'];
+  let size = lines[0]!.length + 1;
+  for (let i = 0; ; i++) {
+    const line = `Disallow: /*${'a*'.repeat(10)}${'a'.repeat(3 + (i % 5))}*${'a'.repeat(2 + (i % 4))}$`;
+    if (size + line.length + 1 > bytes) break;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return new TextEncoder().encode(lines.join('\n') + '\n');
+}
+
+/**
+ * The same shape with every rule distinct, in 50 groups that each name a crawler beside `*`: what
+ * lint's star-rule gaps and the semantic diff compare group against group.
+ */
+export function wildcardGroups(groups = 50, rulesPerGroup = 170): Uint8Array {
+  const lines: string[] = [];
+  let i = 0;
+  for (let g = 0; g < groups; g++) {
+    lines.push(`User-agent: bot${letterName(g)}`, 'User-agent: *');
+    for (let r = 0; r < rulesPerGroup; r++, i++) lines.push(`Disallow: /*${'a*'.repeat(8)}${i.toString(36)}*${'a'.repeat(2 + (i % 5))}$`);
+  }
+  const body = new TextEncoder().encode(lines.join('\n') + '\n');
+  if (body.length >= GOOGLE_CUT_BYTES) throw new Error(`hostile body is ${body.length} bytes, past the 500 KiB cut`);
+  return body;
+}

@@ -3,6 +3,7 @@
  * `audit --wait --at <night>` through the CLI, and read back what the night wrote, with SQL.
  */
 import { isTransientDbError } from '../../src/db/db-errors.js';
+import { PORTABILITY_VERSION } from '../../src/robots/profiles/portability.js';
 import { expect } from 'vitest';
 import type { FixtureReply } from '../fixtures/web/index.js';
 import type { Pipeline } from './pipeline.js';
@@ -261,3 +262,21 @@ export async function runRowsPerSite(p: Pipeline, runId: number, siteIds: number
 export async function defaultAgentCount(p: Pipeline): Promise<number> {
   return Number((await rows<{ n: string }>(p, 'select count(*) as n from user_agents where is_default'))[0]!.n);
 }
+
+/**
+ * Waits (bounded) until every stored body has its portability findings (issue 26): the analysis
+ * job the completed runs queued has run on the pipeline's workers, and none is waiting.
+ */
+export async function settleAnalysis(p: Pipeline, timeoutMs = 60_000): Promise<void> {
+  await eventually(
+    async () => {
+      const [pending] = await rows<{ n: string }>(p, 'select count(*) as n from bodies where portability_version < $1', [PORTABILITY_VERSION]);
+      if (Number(pending!.n) > 0) return false;
+      const counts = await p.rt.queues.analysis.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      return Object.values(counts).every((n) => n === 0);
+    },
+    'the bodies to be analysed',
+    timeoutMs,
+  );
+}
+

@@ -25,7 +25,7 @@ import { deletePrefixKeys } from '../../queues/prefix-keys.js';
 import { startPipelineWorkers } from '../../services/pipeline-workers.js';
 import { prepareDatabase } from '../../services/prepare-database.js';
 import { createRuntime } from '../../services/runtime.js';
-import { nightLine, replayNight, settleDeliveries } from '../demo-nights.js';
+import { nightLine, replayNight, settleAnalysis, settleDeliveries } from '../demo-nights.js';
 import { demoReportsText } from '../demo-reports.js';
 import type { CliIo } from '../io.js';
 import { terminalWidth } from '../io.js';
@@ -183,6 +183,8 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
         }
       }
       const pending = await settleDeliveries(rt);
+      // `report portability` at the end reads the findings the analysis job stores after each run.
+      await settleAnalysis(rt);
       say();
       say(
         `== webhook: ${receiver.verified.length} alerts received with a valid signature (Standard Webhooks, HMAC-SHA256)` +

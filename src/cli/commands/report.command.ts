@@ -42,11 +42,14 @@ export const registerReportCommand: CommandRegistrar = (program: Command, io: Cl
         }
       }
       try {
-        const text = await withDatabase(options, async (_db, pool) => {
+        const { text, notes } = await withDatabase(options, async (_db, pool) => {
           const filters = await resolveReportFilters(pool, { portfolio: options.portfolio, since: options.since });
-          return formatReport(await buildReport(pool, name, filters), options.format, width === undefined ? {} : { width });
+          const table = await buildReport(pool, name, filters);
+          return { text: formatReport(table, options.format, width === undefined ? {} : { width }), notes: table.notes ?? [] };
         });
         io.stdout.write(text);
+        // What the rows leave out (report portability: sites not analysed yet), apart from the data.
+        for (const note of notes) io.stderr.write(`robots-audit: report ${name}: ${note}\n`);
       } catch (err) {
         if (!(err instanceof ReportInputError)) throw err;
         io.stderr.write(`robots-audit: ${err.message}\n`);

@@ -78,6 +78,7 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io: Cli
         sessionSeconds: config.ROBOTS_AUDIT_DASHBOARD_SESSION_SECONDS,
         loginFailuresPerMinute: config.ROBOTS_AUDIT_DASHBOARD_LOGIN_FAILURES,
         downloads: config.ROBOTS_AUDIT_DASHBOARD_DOWNLOADS,
+        compute: { timeoutMs: config.ROBOTS_AUDIT_DASHBOARD_COMPUTE_MS, threads: config.ROBOTS_AUDIT_DASHBOARD_COMPUTE_THREADS },
       });
       try {
         await app.listen({ host: options.host, port });

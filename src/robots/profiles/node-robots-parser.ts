@@ -19,9 +19,12 @@
  *   on a tie; `*` and a final `$` are wildcards; the URL's path and query are compared.
  */
 import type { ProfileParsed, ProfileVerdict } from './types.js';
+import { compileWildcard, matchesWildcard } from './wildcard-match.js';
+import type { WildcardPattern } from './wildcard-match.js';
 
 interface Rule {
   pattern: string;
+  compiled: WildcardPattern;
   allow: boolean;
   line: number;
 }
@@ -49,25 +52,18 @@ function normalisePattern(pattern: string): string {
   }
 }
 
-/** `*` matches any run, a final `$` anchors the end; any other character matches itself. */
+/**
+ * `*` matches any run, a final `$` anchors the end; any other character matches itself. The
+ * library compiles the rule to a regular expression (`(?:.*)` for each star), whose answer
+ * wildcardMatches gives without its backtracking (issue 26).
+ */
 export function robotsParserMatches(pattern: string, path: string): boolean {
-  // Positions in `path` reachable after the pattern so far, ascending.
-  let positions: number[] = [0];
-  for (let p = 0; p < pattern.length; p += 1) {
-    const ch = pattern[p];
-    if (ch === '$' && p + 1 === pattern.length) return positions[positions.length - 1] === path.length;
-    if (ch === '*') {
-      const from = positions[0]!;
-      positions = [];
-      for (let i = from; i <= path.length; i += 1) positions.push(i);
-    } else {
-      const next: number[] = [];
-      for (const at of positions) if (at < path.length && path[at] === ch) next.push(at + 1);
-      if (next.length === 0) return false;
-      positions = next;
-    }
-  }
-  return true;
+  return matchesWildcard(compileRobotsParserPattern(pattern), path);
+}
+
+function compileRobotsParserPattern(pattern: string): WildcardPattern {
+  const anchored = pattern.endsWith('$');
+  return compileWildcard(anchored ? pattern.slice(0, -1) : pattern, anchored);
 }
 
 function parseUrl(url: string): URL | null {
@@ -110,9 +106,12 @@ export function parseRobotsParser(text: string): Map<string, Rule[]> {
       if (afterOtherLine) agents.length = 0;
       if (value) agents.push(agentName(value));
     } else if (key === 'disallow' || key === 'allow') {
+      // One rule object for every agent of the group (a group may name thousands).
+      const pattern = value ? normalisePattern(value) : null;
+      const rule = pattern === null ? null : { pattern, compiled: compileRobotsParserPattern(pattern), allow: key === 'allow', line: i + 1 };
       for (const agent of agents) {
         const list = groupOf(agent);
-        if (value) list.push({ pattern: normalisePattern(value), allow: key === 'allow', line: i + 1 });
+        if (rule) list.push(rule);
       }
     } else if (key === 'crawl-delay') {
       // Creates the agent's group even without rules: the agent then no longer falls back to *.
@@ -126,7 +125,7 @@ export function parseRobotsParser(text: string): Map<string, Rule[]> {
 function findRule(path: string, rules: readonly Rule[]): Rule | null {
   let found: Rule | null = null;
   for (const rule of rules) {
-    if (!robotsParserMatches(rule.pattern, path)) continue;
+    if (!matchesWildcard(rule.compiled, path)) continue;
     if (!found || rule.pattern.length > found.pattern.length) found = rule;
     else if (rule.pattern.length === found.pattern.length && rule.allow && !found.allow) found = rule;
   }

@@ -8,38 +8,60 @@
 import { parseRobotsTxt } from '../parse.js';
 import { decodeUtf8Strict } from './python-str.js';
 import { PARSER_PROFILES, PARSER_PROFILE_INFO, parseForProfile } from './index.js';
-import type { ParserProfileName, ProfileParsed } from './index.js';
+import type { ProfileParsed } from './index.js';
 
 /** The profiles compared with Google's parser: the exact ones (an assumed profile's verdict is not shown as a finding). */
 export type PortabilityProfile = 'python-urllib' | 'scrapy-protego' | 'node-robots-parser';
 export const PORTABILITY_PROFILES: readonly PortabilityProfile[] = PARSER_PROFILES.filter(
   (p): p is PortabilityProfile => p !== 'google' && PARSER_PROFILE_INFO[p].basis === 'exact',
 );
-/** Findings kept per file; the rest are counted, not listed. */
-export const PORTABILITY_MAX_FINDINGS = 50;
 /**
- * (rule, agent) pairs examined per file at most, so a 500 KiB file with 27,000 rules costs a
- * bounded number of checks (each profile check is linear in the rules for python-urllib).
+ * The version of the analysis (issue 26): a body's findings are computed once and kept
+ * (`bodies.portability`, with the version they were made with), so bump this in the commit that
+ * changes what portabilityOf finds for some file (a profile, a bound, a reason's words): bodies
+ * analysed by an older version are analysed again after the next run, as ENGINE_VERSION makes the
+ * next night evaluate verdicts again. A unit test pins the findings of a set of files and says when.
  */
-export const PORTABILITY_MAX_PAIRS = 400;
+export const PORTABILITY_VERSION = 1;
+/** Findings (rows) kept per file; the rest are counted, not listed. */
+export const PORTABILITY_MAX_FINDINGS = 50;
+/** Distinct (crawler, example path) questions asked per file at most. */
+export const PORTABILITY_MAX_CHECKS = 2_000;
+/**
+ * Rules compared per file at most, summed over the questions and the profiles: a question costs
+ * each profile up to one comparison per rule of the file, so a 500 KiB file of 12,000 rules is
+ * asked about a dozen paths, an ordinary one about every rule (issue 26: every cost bounded by
+ * the body's size, not its shape; about 0.2 s of checks at most on the benchmark machine).
+ */
+export const PORTABILITY_MAX_RULE_COMPARISONS = 600_000;
+/** Crawlers of one group asked about each of its rules; the others are counted as not checked. */
+export const PORTABILITY_MAX_AGENTS_PER_RULE = 20;
 /** Stands for "a crawler no group names" when the `*` group is examined. */
 export const UNNAMED_CRAWLER_TOKEN = 'ExampleBot';
+/** How a finding names the crawlers without a group of their own (the `*` group). */
+export const ANY_CRAWLER = '*';
 
 export type ProfileAnswer = boolean | 'error';
+export type PortabilityVerdicts = Record<'google' | PortabilityProfile, ProfileAnswer>;
 
+/**
+ * A rule that some profile reads differently from Google's parser, with the crawlers it concerns
+ * (issue 26: one finding per rule, not per crawler; a rule whose crawlers get different verdicts
+ * gives one finding per set of verdicts).
+ */
 export interface PortabilityFinding {
   /** Line of the rule (1-based, as Google counts). */
   line: number;
   /** The rule as written, e.g. `Disallow: /*.pdf$`. */
   rule: string;
-  /** The product token asked about: the group's agent, or UNNAMED_CRAWLER_TOKEN for `*`. */
-  agent: string;
-  /** Whether the group is the `*` group. */
-  starGroup: boolean;
+  /** The crawlers asked about that get these verdicts: product tokens of the rule's group, `*` for any crawler without a group. */
+  agents: string[];
+  /** Crawlers of the rule's group not asked about (past PORTABILITY_MAX_AGENTS_PER_RULE). */
+  agentsNotChecked: number;
   /** Example path the rule is meant to decide. */
   path: string;
   /** true: allowed; 'error': the library raises on this file or URL. */
-  verdicts: Record<'google' | PortabilityProfile, ProfileAnswer>;
+  verdicts: PortabilityVerdicts;
   /** The profiles whose verdict differs from google's. */
   differing: PortabilityProfile[];
   /** In words, e.g. "python-urllib does not read wildcards, so /x.pdf stays allowed". */
@@ -50,9 +72,18 @@ export interface PortabilityResult {
   findings: PortabilityFinding[];
   /** Findings found in all, including those past PORTABILITY_MAX_FINDINGS. */
   total: number;
-  /** False when PORTABILITY_MAX_PAIRS stopped the examination early. */
+  /** False when a bound (questions, rule comparisons) stopped the examination early. */
   complete: boolean;
+  /** Rules examined, of `rules` in the file's groups. */
+  rulesExamined: number;
+  rules: number;
 }
+
+/**
+ * A body's analysis as kept (`bodies.portability`): its findings, or why there are none to show
+ * (the analysis ran past the time or memory it is given; src/services/portability-analysis.service.ts).
+ */
+export type StoredPortability = ({ outcome: 'analysed' } & PortabilityResult) | { outcome: 'failed'; reason: string };
 
 /** The path a rule is meant to decide: wildcards filled in, the end anchor dropped. */
 export function examplePath(value: string): string {
@@ -64,66 +95,99 @@ function verdictWord(answer: ProfileAnswer): string {
   return answer === 'error' ? 'without a verdict (the library raises)' : answer ? 'allowed' : 'disallowed';
 }
 
-export function portabilityOf(body: Uint8Array, origin = 'https://example.com'): PortabilityResult {
-  const google = parseRobotsTxt(body);
-  const parsed = new Map<ParserProfileName, ProfileParsed | 'error'>();
+interface Readers {
+  google: ReturnType<typeof parseRobotsTxt>;
+  profiles: Map<PortabilityProfile, ProfileParsed | 'error'>;
+}
+
+function verdictsOf(readers: Readers, url: string, token: string): PortabilityVerdicts {
+  const verdicts = { google: readers.google.check(url, token).allowed } as PortabilityVerdicts;
   for (const p of PORTABILITY_PROFILES) {
+    const profile = readers.profiles.get(p)!;
+    if (profile === 'error') {
+      verdicts[p] = 'error';
+      continue;
+    }
     try {
-      parsed.set(p, parseForProfile(p, body));
+      verdicts[p] = profile.check(url, token).allowed;
     } catch {
-      parsed.set(p, 'error');
+      verdicts[p] = 'error';
     }
   }
-  const lines = new TextDecoder('utf-8').decode(body).split(/\r\n|\r|\n/);
+  return verdicts;
+}
+
+/**
+ * The rules of `body` that a profile reads differently from Google's parser. Each rule of each
+ * group is asked about once per crawler its group names (the `*` group as a crawler no group
+ * names), at its example path; the crawlers that get the same verdicts share one finding. Bounded
+ * by PORTABILITY_MAX_CHECKS and PORTABILITY_MAX_RULE_COMPARISONS whatever the file's shape:
+ * `complete` says whether every rule was examined.
+ */
+export function portabilityOf(body: Uint8Array, origin = 'https://example.com'): PortabilityResult {
+  const google = parseRobotsTxt(body);
+  const profiles = new Map<PortabilityProfile, ProfileParsed | 'error'>();
+  for (const p of PORTABILITY_PROFILES) {
+    try {
+      profiles.set(p, parseForProfile(p, body));
+    } catch {
+      profiles.set(p, 'error');
+    }
+  }
+  const readers: Readers = { google, profiles };
+  const ruleCount = google.groups.reduce((n, g) => n + g.rules.length, 0);
+  // Each question costs every profile up to a comparison per rule (and Google one more).
+  const questionCost = Math.max(1, ruleCount) * (PORTABILITY_PROFILES.length + 1);
+  const maxQuestions = Math.min(PORTABILITY_MAX_CHECKS, Math.max(1, Math.floor(PORTABILITY_MAX_RULE_COMPARISONS / questionCost)));
+  let lines: string[] | null = null;
   const hasBom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
   const notUtf8 = decodeUtf8Strict(body) === undefined;
 
   const findings: PortabilityFinding[] = [];
   let total = 0;
-  let pairs = 0;
+  let questions = 0;
+  let rulesExamined = 0;
   let complete = true;
-  const seen = new Set<string>();
+  const asked = new Set<string>();
   outer: for (const [gi, group] of google.groups.entries()) {
-    for (const ua of group.userAgents) {
-      const starGroup = ua.token === '*';
-      const agent = starGroup ? UNNAMED_CRAWLER_TOKEN : ua.value;
-      if (!agent) continue;
-      for (const rule of group.rules) {
-        if (pairs >= PORTABILITY_MAX_PAIRS) {
+    const agents = [...new Set(group.userAgents.map((ua) => (ua.token === '*' ? ANY_CRAWLER : ua.value)).filter((a) => a !== ''))];
+    const askedAgents = agents.slice(0, PORTABILITY_MAX_AGENTS_PER_RULE);
+    for (const rule of group.rules) {
+      const path = examplePath(rule.value);
+      let url: string | null = null;
+      const byVerdicts = new Map<string, { agents: string[]; verdicts: PortabilityVerdicts }>();
+      for (const agent of askedAgents) {
+        const key = `${agent}\u0000${path}`;
+        // A path already asked for this crawler was reported with the first rule that asked it.
+        if (asked.has(key)) continue;
+        if (questions >= maxQuestions) {
           complete = false;
           break outer;
         }
-        pairs += 1;
-        const path = examplePath(rule.value);
-        const key = `${agent}\u0000${path}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const url = requestUrl(origin, path);
-        const verdicts = { google: google.check(url, agent).allowed } as Record<'google' | PortabilityProfile, ProfileAnswer>;
-        for (const p of PORTABILITY_PROFILES) {
-          const profile = parsed.get(p)!;
-          if (profile === 'error') {
-            verdicts[p] = 'error';
-            continue;
-          }
-          try {
-            verdicts[p] = profile.check(url, agent).allowed;
-          } catch {
-            verdicts[p] = 'error';
-          }
-        }
-        const differing = PORTABILITY_PROFILES.filter((p) => verdicts[p] !== verdicts.google);
-        if (differing.length === 0) continue;
+        asked.add(key);
+        questions += 1;
+        url ??= requestUrl(origin, path);
+        const verdicts = verdictsOf(readers, url, agent === ANY_CRAWLER ? UNNAMED_CRAWLER_TOKEN : agent);
+        if (PORTABILITY_PROFILES.every((p) => verdicts[p] === verdicts.google)) continue;
+        const signature = JSON.stringify(verdicts);
+        const same = byVerdicts.get(signature);
+        if (same) same.agents.push(agent);
+        else byVerdicts.set(signature, { agents: [agent], verdicts });
+      }
+      rulesExamined += 1;
+      for (const { agents: concerned, verdicts } of byVerdicts.values()) {
         total += 1;
         if (findings.length >= PORTABILITY_MAX_FINDINGS) continue;
+        lines ??= new TextDecoder('utf-8').decode(body).split(/\r\n|\r|\n/);
+        const differing = PORTABILITY_PROFILES.filter((p) => verdicts[p] !== verdicts.google);
         const ctx = { rule: rule.value, kind: rule.kind, ruleLine: rule.line, groupLine: group.userAgents[0]!.line, firstGroup: gi === 0, hasBom, notUtf8, lines };
         const reason = differing.map((p) => `${explain(p, ctx)}, so ${path} stays ${verdictWord(verdicts[p])}`).join('; ');
         const kind = rule.kind === 'allow' ? 'Allow' : 'Disallow';
-        findings.push({ line: rule.line, rule: `${kind}: ${rule.value}`, agent, starGroup, path, verdicts, differing, reason });
+        findings.push({ line: rule.line, rule: `${kind}: ${rule.value}`, agents: concerned, agentsNotChecked: agents.length - askedAgents.length, path, verdicts, differing, reason });
       }
     }
   }
-  return { findings, total, complete };
+  return { findings, total, complete, rulesExamined, rules: ruleCount };
 }
 
 /**

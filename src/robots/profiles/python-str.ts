@@ -108,8 +108,22 @@ function pushAscii(bytes: number[], s: string): void {
 const ALWAYS_SAFE = /[A-Za-z0-9_.\-~]/;
 
 /** `urllib.parse.quote(s, safe)`: UTF-8, every byte outside the safe set as %XX (upper case). */
+/** Per `safe` set: a string of these characters only is quoted as itself. */
+const ALL_SAFE = new Map<string, RegExp>();
+
+function allSafe(safe: string): RegExp {
+  let re = ALL_SAFE.get(safe);
+  if (re === undefined) {
+    const extra = [...safe].filter((c) => c.charCodeAt(0) < 0x80).map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    ALL_SAFE.set(safe, (re = new RegExp(`^[A-Za-z0-9_.\\-~${extra}]*$`)));
+  }
+  return re;
+}
+
 export function pyQuote(s: string, safe = '/'): string {
   if (s === '') return s;
+  // The common case, a path of safe ASCII, costs one test (a 500 KiB file quotes 12,000 rules).
+  if (allSafe(safe).test(s)) return s;
   if (/[\ud800-\udfff]/.test(s) && hasLoneSurrogate(s)) {
     throw new PythonLibraryError("'utf-8' codec can't encode character: surrogates not allowed");
   }

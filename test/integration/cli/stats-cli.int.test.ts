@@ -69,7 +69,7 @@ afterAll(async () => p?.close());
 describe('stats --json', () => {
   it('has the documented shape, and nothing else', () => {
     expect(Object.keys(json)).toEqual(['at', 'queues', 'runs', 'failedJobs', 'alertDeliveries', 'waitingSites']);
-    expect(Object.keys(json.queues)).toEqual(['fetch', 'site', 'alerts', 'runs']);
+    expect(Object.keys(json.queues)).toEqual(['fetch', 'site', 'alerts', 'runs', 'analysis']);
     for (const q of Object.values(json.queues)) expect(Object.keys(q)).toEqual(['waiting', 'active', 'delayed', 'failed', 'completed']);
     expect(new Date(json.at).toISOString()).toBe(json.at);
   });
@@ -120,9 +120,9 @@ describe('stats --json', () => {
 describe('stats, as a table', () => {
   it('one row per queue, aligned', () => {
     const lines = table.split('\n');
-    expect(lines[0]).toBe('QUEUE   WAITING  ACTIVE  DELAYED  FAILED  COMPLETED');
+    expect(lines[0]).toBe('QUEUE     WAITING  ACTIVE  DELAYED  FAILED  COMPLETED');
     expect(lines[1]).toMatch(/^fetch\s+1\s+0\s+0\s+0\s+2$/);
-    expect(lines.slice(1, 5).map((l) => l.split(/\s+/)[0])).toEqual(['fetch', 'site', 'alerts', 'runs']);
+    expect(lines.slice(1, 6).map((l) => l.split(/\s+/)[0])).toEqual(['fetch', 'site', 'alerts', 'runs', 'analysis']);
   });
 
   it('the run in progress, the failed jobs and the pending deliveries', () => {

@@ -36,7 +36,7 @@ const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
   ['path-not-anchored', 'User-agent: *\nDisallow: fish/\nDisallow: *fish\nAllow: /ok\nDisallow: https://example.com/x/*\n', [2, 5], /never matches/],
   ['conflicting-rule', 'User-agent: a\nDisallow: /x\nAllow: /x\nUser-agent: b\nDisallow: /y\nUser-agent: a\nAllow: /y\n', [2], /allow win/],
   ['star-rule-not-inherited', 'User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n\nUser-agent: GPTBot\nDisallow: /tmp/\n', [2], /does not apply to GPTBot, .*user-agent line 5/],
-  ['too-complex', manyMergedRuleSets, [251], /stopped here: it compares at most 200000 rules/],
+  ['too-complex', manyMergedRuleSets, [1, 251], /(stopped here: it compares at most 200000 rules|how other parsers read the rules stopped after \d+ of \d+ rules)/],
   ['disallow-all', 'User-agent: *\nDisallow: /\nDisallow: /*\nDisallow: *\nDisallow: /*$\nDisallow: /$\nDisallow: /a\nUser-agent: b\nDisallow: /\n', [2, 3, 4, 5], /whole site/],
   ['other-parsers-differ', 'User-agent: *\nDisallow: /*.pdf$\n\nUser-agent: GPTBot\n\nDisallow: /\n', [2, 6], /(python-urllib does not read wildcards, so \/x\.pdf stays allowed|python-urllib ends a group at an empty line)/],
   ['agent-name-truncated', 'User-agent: Googlebot/2.1\nUser-agent: Foo Bar\nUser-agent: *foo\nUser-agent: * x\nUser-agent: googlebot\nUser-agent: *\nDisallow: /\n', [1, 2, 3, 4], /Google reads/],

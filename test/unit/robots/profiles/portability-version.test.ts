@@ -1,0 +1,39 @@
+/**
+ * PORTABILITY_VERSION (issue 26): the findings of a body are computed once and kept with the
+ * version that made them, so a change to what portabilityOf finds must bump the version, or the
+ * stored findings of every body would silently disagree with a fresh analysis. This pins the
+ * findings of a set of files, one per cause the analysis names and its bounds: a change to them
+ * fails here until the version is bumped and the new digest pinned beside it.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { PORTABILITY_VERSION, portabilityOf } from '../../../../src/robots/profiles/portability.js';
+import { wildcardRules } from '../../../helpers/hostile-bodies.js';
+
+const FILES = [
+  'User-agent: *\nDisallow: /search?*\n',
+  'User-agent: *\nDisallow: /*.pdf$\n',
+  'User-agent: *\nDisallow: /search\n\nUser-agent: GPTBot\n\nDisallow: /\n',
+  'User-agent: *\nAllow: /a\nDisallow: /a/b\nAllow: /a/b/c\n',
+  'User-agent: GPTBot\nUser-agent: ChatGPT-User\nDisallow: /private\n\nUser-agent: GPTBot-Extra\nAllow: /\n',
+  '\uFEFFUser-agent: *\nDisallow: /caf\u00e9\n',
+  'User-agent: *\nDisallow: /%7Euser\nDisallow: /a b\n',
+  Buffer.from([...Buffer.from('User-agent: *\nDisallow: /\xff\n', 'latin1')]),
+];
+
+/** The digest of the findings of FILES and of a 40 KB file of wildcard rules (the bounds), by the version that made them. */
+const PINNED: Record<number, string> = {
+  1: '916c095f587057d84306a60c1bbc53531abc568951489e931eb32b90e9f9370f',
+};
+
+function findingsDigest(): string {
+  const hash = createHash('sha256');
+  for (const file of [...FILES, wildcardRules(40_000)]) hash.update(JSON.stringify(portabilityOf(typeof file === 'string' ? new TextEncoder().encode(file) : file))).update('\n');
+  return hash.digest('hex');
+}
+
+describe('PORTABILITY_VERSION', () => {
+  it('names the findings it makes: a change to them bumps it (and pins the new digest here)', () => {
+    expect(findingsDigest(), `portabilityOf finds something else now: bump PORTABILITY_VERSION (src/robots/profiles/portability.ts) to ${PORTABILITY_VERSION + 1} and pin this digest for it`).toBe(PINNED[PORTABILITY_VERSION]);
+  });
+});
