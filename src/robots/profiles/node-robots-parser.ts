@@ -88,14 +88,28 @@ function splitLine(raw: string): [string | null, string | null] | null {
   return [key ? key.trim() : null, value ? value.trim() : null];
 }
 
-export function parseRobotsParser(text: string): Map<string, Rule[]> {
-  const rules = new Map<string, Rule[]>();
-  const groupOf = (agent: string) => {
-    let list = rules.get(agent);
-    if (!list) rules.set(agent, (list = []));
-    return list;
-  };
+/**
+ * The library's `_rules`: per agent, the rules of every group naming it, in file order. A group's
+ * rules are one array shared by all the agents it names, so a group of 15,000 agents over 27,000
+ * rules costs the sum, not the product (issue 26); the library copies each rule to each agent,
+ * which changes no verdict.
+ */
+export function parseRobotsParser(text: string): Map<string, Rule[][]> {
+  const rules = new Map<string, Rule[][]>();
   const agents: string[] = [];
+  /** The rules of the group being read, registered with its agents at its first rule line. */
+  let groupRules: Rule[] | null = null;
+  const openGroup = (): Rule[] => {
+    if (groupRules) return groupRules;
+    const shared: Rule[] = [];
+    for (const agent of agents) {
+      let blocks = rules.get(agent);
+      if (!blocks) rules.set(agent, (blocks = []));
+      // An agent named twice in one group gets its rules once (twice would decide the same).
+      if (blocks.at(-1) !== shared) blocks.push(shared);
+    }
+    return (groupRules = shared);
+  };
   let afterOtherLine = true;
   text.split(/\r\n|\r|\n/).forEach((raw, i) => {
     const parts = splitLine(raw);
@@ -103,31 +117,35 @@ export function parseRobotsParser(text: string): Map<string, Rule[]> {
     const [keyRaw, value] = parts;
     const key = keyRaw.toLowerCase();
     if (key === 'user-agent') {
-      if (afterOtherLine) agents.length = 0;
+      if (afterOtherLine) {
+        agents.length = 0;
+        groupRules = null;
+      }
       if (value) agents.push(agentName(value));
     } else if (key === 'disallow' || key === 'allow') {
-      // One rule object for every agent of the group (a group may name thousands).
-      const pattern = value ? normalisePattern(value) : null;
-      const rule = pattern === null ? null : { pattern, compiled: compileRobotsParserPattern(pattern), allow: key === 'allow', line: i + 1 };
-      for (const agent of agents) {
-        const list = groupOf(agent);
-        if (rule) list.push(rule);
+      // An empty value adds no rule but, as Crawl-delay does, gives the agents a group of their own.
+      const shared = openGroup();
+      if (value) {
+        const pattern = normalisePattern(value);
+        shared.push({ pattern, compiled: compileRobotsParserPattern(pattern), allow: key === 'allow', line: i + 1 });
       }
     } else if (key === 'crawl-delay') {
       // Creates the agent's group even without rules: the agent then no longer falls back to *.
-      for (const agent of agents) groupOf(agent);
+      openGroup();
     }
     afterOtherLine = key !== 'user-agent';
   });
   return rules;
 }
 
-function findRule(path: string, rules: readonly Rule[]): Rule | null {
+function findRule(path: string, blocks: readonly (readonly Rule[])[]): Rule | null {
   let found: Rule | null = null;
-  for (const rule of rules) {
-    if (!matchesWildcard(rule.compiled, path)) continue;
-    if (!found || rule.pattern.length > found.pattern.length) found = rule;
-    else if (rule.pattern.length === found.pattern.length && rule.allow && !found.allow) found = rule;
+  for (const rules of blocks) {
+    for (const rule of rules) {
+      if (!matchesWildcard(rule.compiled, path)) continue;
+      if (!found || rule.pattern.length > found.pattern.length) found = rule;
+      else if (rule.pattern.length === found.pattern.length && rule.allow && !found.allow) found = rule;
+    }
   }
   return found;
 }
@@ -150,7 +168,7 @@ export function robotsTxtUrlFor(url: string): string {
   return target.href;
 }
 
-export function checkRobotsParser(rules: Map<string, Rule[]>, url: string, productToken: string): ProfileVerdict {
+export function checkRobotsParser(rules: Map<string, Rule[][]>, url: string, productToken: string): ProfileVerdict {
   const robotsUrl = parseUrl(robotsTxtUrlFor(url));
   const target = parseUrl(url);
   if (!robotsUrl || !target || target.protocol !== robotsUrl.protocol || target.hostname !== robotsUrl.hostname || target.port !== robotsUrl.port) {
