@@ -5,10 +5,9 @@
  * `terminalText`: control and direction-changing characters are shown as `<U+XXXX>`, never
  * written as they are (house style, habit 13); in workflow commands they are escaped besides.
  */
-import type { CrawlerRuleChange } from '../robots/crawler-diff.js';
 import { describeRobotsDiff, ruleLine } from '../robots/diff.js';
 import type { Diagnostic } from '../robots/types.js';
-import { crawlerLines } from '../reports/site-diff.format.js';
+import { crawlerChangeJson, crawlerLines } from '../reports/site-diff.format.js';
 import { hiddenCharsNote, terminalText } from '../reports/terminal-text.js';
 import { plural } from '../reports/site-text.js';
 import type { FlipRule } from '../services/alerting/alert-rules.js';
@@ -100,7 +99,7 @@ export function formatDraftTable(report: DraftReport, sources: DraftSources): st
   const changed = report.crawlers.filter((c) => c.changed);
   if (changed.length > 0) {
     out.push('', 'Per crawler (+ gained, - lost):');
-    out.push(...crawlerLines(report.crawlers).map((l) => `  ${safe(l)}`));
+    out.push(...crawlerLines(report.crawlers, report.crawlersNotCompared).map((l) => `  ${safe(l)}`));
   }
   const others = describeRobotsDiff(report.semantic, ['sitemaps', 'records']);
   if (others.length > 0) out.push('', 'Sitemaps and other records:', ...others.map((l) => `  ${safe(l)}`));
@@ -128,9 +127,6 @@ function* siteTexts(report: DraftReport): Iterable<string> {
   for (const c of report.crawlers) for (const r of [...c.gained, ...c.lost]) yield r.value;
 }
 
-function crawlerJson(c: CrawlerRuleChange) {
-  return { crawler: c.crawler, changed: c.changed, before: c.before, after: c.after, gained: c.gained, lost: c.lost };
-}
 
 /** The JSON of `--format json` (keys are only ever added). */
 export function draftJson(report: DraftReport, sources: DraftSources) {
@@ -167,7 +163,8 @@ export function draftJson(report: DraftReport, sources: DraftSources) {
       severity: f.alert?.severity ?? null,
     })),
     alerts: report.alerts.map((a) => ({ kind: a.kind, severity: a.severity, title: a.title, aboutAccess: a.aboutAccess, failing: a.failing, lines: a.lines, details: a.details })),
-    crawlers: report.crawlers.map(crawlerJson),
+    crawlers: report.crawlers.map(crawlerChangeJson),
+    crawlersNotCompared: report.crawlersNotCompared,
     starGapsOpened: report.starGapsOpened,
     sitemapsAdded: report.semantic.sitemapsAdded,
     sitemapsRemoved: report.semantic.sitemapsRemoved,

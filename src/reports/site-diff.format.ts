@@ -76,38 +76,67 @@ function groupText(g: FollowedGroup): string {
   return `the group User-agent: ${g.userAgents.join(', ')}`;
 }
 
-/** A crawler's change, without its name: what groups it follows, and its gains and losses. */
-function changeKey(c: CrawlerRuleChange): string {
-  return JSON.stringify([c.before, c.after, c.gained, c.lost]);
+/** Entries (distinct changes) listed; the others are counted. */
+export const MAX_CRAWLER_ENTRIES_LISTED = 100;
+/** Crawler names listed per entry and on the unchanged line; the others are counted. */
+export const MAX_CRAWLER_NAMES_LISTED = 50;
+
+/** "a, b, c and 14,997 more". */
+function namesText(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_CRAWLER_NAMES_LISTED).join(', ');
+  return names.length > MAX_CRAWLER_NAMES_LISTED ? `${shown} and ${(names.length - MAX_CRAWLER_NAMES_LISTED).toLocaleString('en-US')} more` : shown;
+}
+
+/**
+ * A crawler's change, without its name: what groups it follows, and its gains and losses.
+ * Crawlers that follow the same groups share their lists (diffCrawlerRules), so those are keyed
+ * by identity: a list of 27,000 rules is not written out once per crawler.
+ */
+function changeKey(c: CrawlerRuleChange, listIds: Map<object, number>): string {
+  const id = (list: object) => {
+    let n = listIds.get(list);
+    if (n === undefined) listIds.set(list, (n = listIds.size));
+    return n;
+  };
+  return `${JSON.stringify([c.before, c.after])}#${id(c.gained)}#${id(c.lost)}`;
 }
 
 /**
  * The per-crawler part: crawlers whose change is the same (every crawler that follows `*`
- * when a `*` rule changed) share one entry; the unchanged ones are named on one line.
+ * when a `*` rule changed) share one entry; the unchanged ones are named on one line. Bounded:
+ * MAX_CRAWLER_ENTRIES_LISTED entries of MAX_CRAWLER_NAMES_LISTED names, the rules each list
+ * keeps (MAX_CRAWLER_RULES_LISTED), the rest counted.
  */
-export function crawlerLines(crawlers: readonly CrawlerRuleChange[]): string[] {
+export function crawlerLines(crawlers: readonly CrawlerRuleChange[], notCompared = 0): string[] {
   const entries = new Map<string, { names: string[]; change: CrawlerRuleChange }>();
   const unchanged: string[] = [];
+  const listIds = new Map<object, number>();
   for (const c of crawlers) {
     if (!c.changed) {
       unchanged.push(c.crawler);
       continue;
     }
-    const key = changeKey(c);
+    const key = changeKey(c, listIds);
     const entry = entries.get(key);
     if (entry) entry.names.push(c.crawler);
     else entries.set(key, { names: [c.crawler], change: c });
   }
   const lines: string[] = [];
+  let listed = 0;
   for (const { names, change } of entries.values()) {
+    if (listed++ === MAX_CRAWLER_ENTRIES_LISTED) break;
     const regrouped = change.before.kind !== change.after.kind || change.before.token !== change.after.token;
     const groups = regrouped ? `${groupText(change.before)} → ${groupText(change.after)}` : groupText(change.after);
-    lines.push(`${names.join(', ')} (${groups})`);
+    lines.push(`${namesText(names)} (${groups})`);
     for (const r of change.lost) lines.push(`  - ${ruleLine(r)}`);
+    if (change.lostTotal > change.lost.length) lines.push(`  - … and ${(change.lostTotal - change.lost.length).toLocaleString('en-US')} more rules`);
     for (const r of change.gained) lines.push(`  + ${ruleLine(r)}`);
-    if (change.lost.length === 0 && change.gained.length === 0) lines.push('  (the same rules)');
+    if (change.gainedTotal > change.gained.length) lines.push(`  + … and ${(change.gainedTotal - change.gained.length).toLocaleString('en-US')} more rules`);
+    if (change.lostTotal === 0 && change.gainedTotal === 0) lines.push('  (the same rules)');
   }
-  if (unchanged.length > 0) lines.push(`unchanged: ${unchanged.join(', ')}`);
+  if (entries.size > MAX_CRAWLER_ENTRIES_LISTED) lines.push(`… and ${(entries.size - MAX_CRAWLER_ENTRIES_LISTED).toLocaleString('en-US')} more changes`);
+  if (unchanged.length > 0) lines.push(`unchanged: ${namesText(unchanged)}`);
+  if (notCompared > 0) lines.push(`not compared: ${notCompared.toLocaleString('en-US')} more crawlers the files name`);
   return lines;
 }
 
@@ -141,13 +170,18 @@ export function formatSiteDiff(report: SiteDiffReport, options: DiffFormatOption
     return `${out.join('\n')}\n`;
   }
   out.push('Per crawler (+ gained, - lost):');
-  out.push(...crawlerLines(report.crawlers).map((l) => changeLine(`  ${l}`)));
+  out.push(...crawlerLines(report.crawlers, report.crawlersNotCompared).map((l) => changeLine(`  ${l}`)));
   const others = describeRobotsDiff(semantic, ['sitemaps', 'records']);
   if (others.length > 0) {
     out.push('', 'Sitemaps and other records:');
     out.push(...others.map((l) => changeLine(`  ${l}`)));
   }
   return `${out.join('\n')}\n`;
+}
+
+/** A crawler's change in JSON: its lists as kept (MAX_CRAWLER_RULES_LISTED), with their full counts. */
+export function crawlerChangeJson(c: CrawlerRuleChange) {
+  return { crawler: c.crawler, before: c.before, after: c.after, gained: c.gained, lost: c.lost, gainedTotal: c.gainedTotal, lostTotal: c.lostTotal, changed: c.changed };
 }
 
 function versionJson(v: SiteVersion) {
@@ -179,7 +213,8 @@ export function siteDiffJson(report: SiteDiffReport) {
     to: versionJson(report.to),
     textDiff: report.textDiff,
     kinds: report.semantic.kinds,
-    crawlers: report.crawlers.map((c) => ({ crawler: c.crawler, before: c.before, after: c.after, gained: c.gained, lost: c.lost, changed: c.changed })),
+    crawlers: report.crawlers.map(crawlerChangeJson),
+    crawlersNotCompared: report.crawlersNotCompared,
     sitemapsAdded: report.semantic.sitemapsAdded,
     sitemapsRemoved: report.semantic.sitemapsRemoved,
     records: report.semantic.records,

@@ -5,12 +5,11 @@
  * are `*`, every crawler either version names, and the default agents (`user_agents`), so that
  * a crawler that only follows `*` is seen to change with it.
  */
-import { diffCrawlerRules, namedCrawlers } from '../robots/crawler-diff.js';
+import { crawlersToCompare, diffCrawlerRules } from '../robots/crawler-diff.js';
 import type { CrawlerRuleChange } from '../robots/crawler-diff.js';
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { parseRobotsTxt } from '../robots/parse.js';
-import { GLOBAL_AGENT } from '../robots/user-agent.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
 import type { SiteRef } from './site-lookup.js';
@@ -42,6 +41,8 @@ export type SiteDiffReport =
       semantic: RobotsDiff;
       /** Every crawler looked at, changed or not: `*` first, then the named ones, then the default agents. */
       crawlers: CrawlerRuleChange[];
+      /** Crawlers past MAX_CRAWLERS_COMPARED, not compared (the files' own, in file order). */
+      crawlersNotCompared: number;
     };
 
 export async function siteDiff(db: Queryable, site: SiteRef, options: SiteDiffOptions = {}): Promise<SiteDiffReport> {
@@ -71,7 +72,7 @@ export async function siteDiff(db: Queryable, site: SiteRef, options: SiteDiffOp
   const before = parseRobotsTxt(beforeBytes);
   const after = parseRobotsTxt(afterBytes);
   const { rows } = await db.query<{ token: string }>('select token from user_agents where is_default order by lower(token)');
-  const crawlers = [GLOBAL_AGENT, ...namedCrawlers(after), ...namedCrawlers(before), ...rows.map((r) => r.token)];
+  const compared = crawlersToCompare(before, after, rows.map((r) => r.token));
   return {
     kind: 'diff',
     site,
@@ -80,6 +81,7 @@ export async function siteDiff(db: Queryable, site: SiteRef, options: SiteDiffOp
     to,
     textDiff: unifiedTextDiff(beforeBytes, afterBytes),
     semantic: diffRobotsTxt(before, after, { before: beforeBytes, after: afterBytes }),
-    crawlers: diffCrawlerRules(before, after, crawlers),
+    crawlers: diffCrawlerRules(before, after, compared.crawlers),
+    crawlersNotCompared: compared.notCompared,
   };
 }

@@ -338,10 +338,25 @@ export type DiffPart = 'rules' | 'sitemaps' | 'records';
 export const ruleLine = (r: { kind: 'allow' | 'disallow'; value: string }) => `${r.kind === 'allow' ? 'Allow' : 'Disallow'}: ${r.value}`;
 
 /**
+ * Sitemap lines (each of removed and added) and record lines `describeRobotsDiff` writes at most;
+ * the rest are counted (issue 26: 500 KiB of `Sitemap:` lines, or 14,000 agents with a
+ * `Crawl-delay` each, changed at once).
+ */
+export const DESCRIBE_MAX_LINES_PER_PART = 200;
+
+/** `lines` gets at most `max` of `items`, then how many more there are. */
+function pushBounded<T>(lines: string[], items: readonly T[], line: (item: T) => string, what: string, max: number): void {
+  for (const item of items.length > max ? items.slice(0, max) : items) lines.push(line(item));
+  if (items.length > max) lines.push(`… ${items.length - max} more ${what} not listed`);
+}
+
+/**
  * The semantic diff as short lines for people (alerts, CLI):
  * `+ group GPTBot`, `    + Disallow: /`, `- Sitemap: ...`, `~ crawl-delay [*]: 2 -> 5`.
+ * `maxPerPart`: sitemap and record lines listed (alerts pass Infinity: alert-bounds.ts cuts
+ * their details and counts what it cuts).
  */
-export function describeRobotsDiff(diff: RobotsDiff, parts: readonly DiffPart[] = ['rules', 'sitemaps', 'records']): string[] {
+export function describeRobotsDiff(diff: RobotsDiff, parts: readonly DiffPart[] = ['rules', 'sitemaps', 'records'], maxPerPart = DESCRIBE_MAX_LINES_PER_PART): string[] {
   const lines: string[] = [];
   const agents = parts.includes('rules') ? diff.agents : [];
   const sitemaps = parts.includes('sitemaps');
@@ -356,15 +371,21 @@ export function describeRobotsDiff(diff: RobotsDiff, parts: readonly DiffPart[] 
   if (agents.length > 0 && diff.agentsNotListed) lines.push(`… ${diff.agentsNotListed} more groups changed, not listed`);
   if (diff.agentsNotCompared) lines.push(`… ${diff.agentsNotCompared} more groups not compared (the file is too complex to diff in full)`);
   if (sitemaps) {
-    for (const url of diff.sitemapsRemoved) lines.push(`- Sitemap: ${url}`);
-    for (const url of diff.sitemapsAdded) lines.push(`+ Sitemap: ${url}`);
+    pushBounded(lines, diff.sitemapsRemoved, (url) => `- Sitemap: ${url}`, 'sitemaps removed', maxPerPart);
+    pushBounded(lines, diff.sitemapsAdded, (url) => `+ Sitemap: ${url}`, 'sitemaps added', maxPerPart);
   }
-  for (const r of records) {
-    const scope = r.agent === null ? '' : ` [${r.agent}]`;
-    const show = (v: string[]) => (v.length === 0 ? '(none)' : v.join(', '));
-    const sign = r.change === 'added' ? '+' : r.change === 'removed' ? '-' : '~';
-    lines.push(`${sign} ${r.key}${scope}: ${show(r.before)} -> ${show(r.after)}`);
-  }
+  const show = (v: string[]) => (v.length === 0 ? '(none)' : v.join(', '));
+  pushBounded(
+    lines,
+    records,
+    (r) => {
+      const scope = r.agent === null ? '' : ` [${r.agent}]`;
+      const sign = r.change === 'added' ? '+' : r.change === 'removed' ? '-' : '~';
+      return `${sign} ${r.key}${scope}: ${show(r.before)} -> ${show(r.after)}`;
+    },
+    'records changed',
+    maxPerPart,
+  );
   return lines;
 }
 

@@ -12,7 +12,8 @@ import type { RobotsTxt } from './parse.js';
 import type { ScannedLine, ScanSummary } from './scan.js';
 import { MAX_LINE_BYTES, scanRobotsTxt } from './scan.js';
 import { getPathParamsQuery } from './match.js';
-import { MAX_STAR_RULE_GAPS, MAX_STAR_RULE_VERDICTS, starRuleGaps } from './star-rule-gaps.js';
+import { MAX_STAR_RULE_GAPS, MAX_STAR_RULE_VERDICTS, MAX_STAR_RULE_WORK, starRuleGaps } from './star-rule-gaps.js';
+import type { StarRuleGaps } from './star-rule-gaps.js';
 import type { StarRuleGap } from './star-rule-gaps.js';
 import type { Diagnostic, Rule, UserAgentLine } from './types.js';
 import { GLOBAL_AGENT, agentToken } from './user-agent.js';
@@ -34,6 +35,8 @@ export interface LintOptions {
    * nightly summary and the draft check do not need.
    */
   portability?: boolean;
+  /** The file's star-rule gaps when the caller has computed them already for these bytes (not computed again). */
+  starRuleGaps?: StarRuleGaps;
 }
 
 /** Longest excerpt of a value quoted in a message. */
@@ -64,7 +67,7 @@ export function lintRobotsTxt(body: string | Uint8Array, options: LintOptions = 
     lineChecks(line, { html: htmlLine !== null, seenUserAgent, trivia: options.includeTrivia === true }, add);
     if (line.type === 'directive' && line.key === 'user-agent') seenUserAgent = true;
   }
-  groupChecks(robots, add);
+  groupChecks(robots, add, options.starRuleGaps);
   if (options.portability === true) portabilityChecks(bytes, add);
   return out.sort((a, b) => a.line - b.line);
 }
@@ -281,7 +284,7 @@ function ruleChecks(l: ScannedLine, ctx: LineContext, add: Add): void {
 export const MAX_CONFLICT_CHECK_RULES = 200_000;
 
 /** Group-level checks, on the merged rules of every agent (R-34), once per distinct rule set. */
-function groupChecks(robots: RobotsTxt, add: Add): void {
+function groupChecks(robots: RobotsTxt, add: Add, gaps: StarRuleGaps | undefined): void {
   const reported = new Set<string>();
   const checked = new Set<readonly Rule[]>();
   let budget = MAX_CONFLICT_CHECK_RULES;
@@ -321,12 +324,12 @@ function groupChecks(robots: RobotsTxt, add: Add): void {
       );
     }
   }
-  starGapChecks(robots, add);
+  starGapChecks(robots, add, gaps);
 }
 
 /** R-40, T26: a named group replaces `*` for its crawlers; report what `*` blocks and it does not. */
-function starGapChecks(robots: RobotsTxt, add: Add): void {
-  const { gaps, complete } = starRuleGaps(robots);
+function starGapChecks(robots: RobotsTxt, add: Add, found: StarRuleGaps | undefined): void {
+  const { gaps, complete } = found ?? starRuleGaps(robots);
   const crawlers = new Map<readonly string[], string>();
   for (const gap of gaps) {
     // The gaps of one group share their tokens: name them once.
@@ -339,7 +342,7 @@ function starGapChecks(robots: RobotsTxt, add: Add): void {
     add(
       line,
       'star-rule-not-inherited',
-      `The check for "*" rules that named groups leave open stopped here: it reports at most ${MAX_STAR_RULE_GAPS} paths and compares at most ${MAX_STAR_RULE_VERDICTS} path and group pairs, and this file has more. Paths further down may be open too.`,
+      `The check for "*" rules that named groups leave open stopped here: it reports at most ${MAX_STAR_RULE_GAPS} paths and compares at most ${MAX_STAR_RULE_VERDICTS} path and group pairs (${MAX_STAR_RULE_WORK} rules), and this file has more. Paths further down may be open too.`,
     );
   }
 }

@@ -68,11 +68,22 @@ export const MAX_STAR_RULE_GAPS = 10_000;
  */
 export const MAX_STAR_RULE_VERDICTS = 200_000;
 
+/**
+ * The most rules `starRuleGaps` hands its matchers by default, summed over its verdicts (a
+ * verdict that a set lookup cannot settle costs one comparison per rule of the group asked): the
+ * verdicts bound counts questions, this their size (issue 26). A file of 50 groups of 170
+ * wildcard rules needed 1.7 million, 0.67 s; the corpus file that needs the most,
+ * www.mathworks.com, 102,743 (6 ms).
+ */
+export const MAX_STAR_RULE_WORK = 500_000;
+
 export interface StarRuleGapLimits {
   /** Default MAX_STAR_RULE_GAPS. */
   maxGaps?: number;
   /** Default MAX_STAR_RULE_VERDICTS. */
   maxVerdicts?: number;
+  /** Default MAX_STAR_RULE_WORK. */
+  maxWork?: number;
 }
 
 export interface StarRuleGaps {
@@ -80,6 +91,8 @@ export interface StarRuleGaps {
   gaps: StarRuleGap[];
   /** False when a limit stopped the search: the gaps found until then are all in `gaps`, in order. */
   complete: boolean;
+  /** Rules weighed (see MAX_STAR_RULE_WORK). */
+  work: number;
 }
 
 /**
@@ -98,7 +111,8 @@ export interface StarRuleGaps {
 export function starRuleGaps(robots: RobotsTxt, limits: StarRuleGapLimits = {}): StarRuleGaps {
   const maxGaps = limits.maxGaps ?? MAX_STAR_RULE_GAPS;
   const maxVerdicts = limits.maxVerdicts ?? MAX_STAR_RULE_VERDICTS;
-  const none: StarRuleGaps = { gaps: [], complete: true };
+  const maxWork = limits.maxWork ?? MAX_STAR_RULE_WORK;
+  const none: StarRuleGaps = { gaps: [], complete: true, work: 0 };
   // A caller named `*` matches no named group (a `*` value always means the global group, C9),
   // so this is the merged `*` group (R-34, C15), or null.
   const star = robots.select(GLOBAL_AGENT);
@@ -116,9 +130,10 @@ export function starRuleGaps(robots: RobotsTxt, limits: StarRuleGapLimits = {}):
   // The units of every set, for the probes that all of them leave open (the usual case).
   let everyUnit: NamedUnit[] | null = null;
   let asked = 0;
+  const work = () => verdicts.reduce((n, v) => n + v.work, starVerdicts.work);
   // Probes in `*` line order; within a probe, units in group line order: the gaps come out sorted.
   for (const p of probes) {
-    if (asked + sets.length + 1 > maxVerdicts) return { gaps, complete: false };
+    if (asked + sets.length + 1 > maxVerdicts || work() > maxWork) return { gaps, complete: false, work: work() };
     asked += sets.length;
     const open: RuleSet[] = [];
     for (let v = 0; v < sets.length; v++) if (!(verdicts[v] as GroupVerdicts).disallows(p)) open.push(sets[v] as RuleSet);
@@ -128,22 +143,23 @@ export function starRuleGaps(robots: RobotsTxt, limits: StarRuleGapLimits = {}):
     if (!starVerdicts.disallows(p)) continue;
     const units = open.length === 1 ? (open[0] as RuleSet).units : open.length === sets.length ? (everyUnit ??= unitsInOrder(sets)) : unitsInOrder(open);
     for (const unit of units) {
-      if (gaps.length === maxGaps) return { gaps, complete: false };
+      if (gaps.length === maxGaps) return { gaps, complete: false, work: work() };
       gaps.push({ tokens: unit.tokens, path: p.rule.value, pattern: p.rule.pattern, starLine: p.rule.line, groupLine: unit.groupLine });
     }
   }
-  return { gaps, complete: true };
+  return { gaps, complete: true, work: work() };
 }
 
 /**
  * The gaps a change opens: those of `after` that `before` did not have (the same crawlers leaving
  * the same `*` path open), as the nightly alert `star_rules_bypassed` and `test-draft` report
- * them (R-40, T26). `before` null: no earlier file, every gap is new.
+ * them (R-40, T26). `before` null: no earlier file, every gap is new. `afterGaps`: `after`'s
+ * gaps when the caller has them already (lint needs them too): computed once.
  */
-export function openedStarRuleGaps(before: RobotsTxt | null, after: RobotsTxt): StarRuleGap[] {
+export function openedStarRuleGaps(before: RobotsTxt | null, after: RobotsTxt, afterGaps: StarRuleGaps = starRuleGaps(after)): StarRuleGap[] {
   const key = (g: StarRuleGap) => `${g.tokens.join(',')}\n${g.pattern}`;
   const had = new Set(before ? starRuleGaps(before).gaps.map(key) : []);
-  return starRuleGaps(after).gaps.filter((g) => !had.has(key(g)));
+  return afterGaps.gaps.filter((g) => !had.has(key(g)));
 }
 
 /** The units of some rule sets, in group line order. */
@@ -210,6 +226,8 @@ class GroupVerdicts {
   private allows: RuleMatcher | null = null;
   /** All the rules; compiled when first needed. */
   private matcher: RuleMatcher | null = null;
+  /** Rules the matchers were asked to weigh so far (MAX_STAR_RULE_WORK). */
+  work = 0;
 
   constructor(private readonly rules: readonly Rule[]) {
     for (const r of rules) {
@@ -221,12 +239,14 @@ class GroupVerdicts {
   disallows(p: StarProbe): boolean {
     if (this.disallowPatterns.has(p.rule.pattern) && !this.longAllowMatches(p)) return true;
     this.matcher ??= ruleMatcher(this.rules);
+    this.work += this.rules.length;
     return !isAllowedBy(this.matcher.decide(p.probe));
   }
 
   private longAllowMatches(p: StarProbe): boolean {
     // The longest Allow that matches, found as the engine finds the deciding rule.
     this.allows ??= ruleMatcher(this.allowRules);
+    this.work += this.allowRules.length;
     const best = this.allows.decide(p.probe);
     return best !== null && best.priority >= p.rule.pattern.length;
   }

@@ -11,7 +11,7 @@
  * nightly alert rules (`alertsForSiteNight`), fed the night the deploy would make: the draft
  * fetched with a 2xx (R-10), compared with the last body fetched OK and with the policy in force.
  */
-import { diffCrawlerRules, namedCrawlers } from '../robots/crawler-diff.js';
+import { crawlersToCompare, diffCrawlerRules } from '../robots/crawler-diff.js';
 import type { CrawlerRuleChange } from '../robots/crawler-diff.js';
 import { diffRobotsTxt, isMatchEverythingPattern, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
@@ -19,10 +19,9 @@ import { lintRobotsTxt } from '../robots/lint.js';
 import { parseRobotsTxt } from '../robots/parse.js';
 import type { RobotsTxt, SelectedGroup } from '../robots/parse.js';
 import { followedGroup } from '../robots/crawlers.js';
-import { openedStarRuleGaps } from '../robots/star-rule-gaps.js';
+import { openedStarRuleGaps, starRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { Diagnostic } from '../robots/types.js';
-import { GLOBAL_AGENT } from '../robots/user-agent.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import type { CrawlerCategory } from '../crawlers/index.js';
 import { alertsForSiteNight, CRITICAL_DISALLOW_ALL_TOKENS } from './alerting/alert-rules.js';
@@ -128,6 +127,8 @@ export interface DraftReport {
   alerts: DraftAlert[];
   /** Every crawler of the per-crawler diff, changed or not. */
   crawlers: CrawlerRuleChange[];
+  /** Crawlers left out of `crawlers` past MAX_CRAWLERS_COMPARED (the files' own, in file order). */
+  crawlersNotCompared: number;
   /** `*` Disallow paths the draft leaves open to a named crawler that the file in force did not (R-40, T26). */
   starGapsOpened: StarRuleGap[];
   /** The draft's lint findings (the whole draft: content past the cut is one of them). */
@@ -213,7 +214,9 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
 
   const diff = diffRobotsTxt(lastGood, after, { before: current.lastGoodBody, after: read });
   const contentKinds = diff.kinds.filter((k) => k !== 'identical');
-  const starGapsOpened = contentKinds.includes('rules') ? openedStarRuleGaps(lastGood, after) : [];
+  // The draft's star-rule gaps, for the diff and for lint: computed once.
+  const afterGaps = starRuleGaps(after);
+  const starGapsOpened = contentKinds.includes('rules') ? openedStarRuleGaps(lastGood, after, afterGaps) : [];
 
   // Verdicts: in force now, and under the draft.
   const before = perGroup(policyEvaluator(current.policy, rulesNow), rulesNow);
@@ -294,7 +297,7 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
   });
 
   const trackedAgents = input.targets.flatMap((t) => t.agents.map((a) => a.token));
-  const crawlerNames = [GLOBAL_AGENT, ...namedCrawlers(after), ...namedCrawlers(lastGood), ...input.diffCrawlers, ...trackedAgents];
+  const compared = crawlersToCompare(lastGood, after, [...input.diffCrawlers, ...trackedAgents]);
 
   return {
     origin: input.origin,
@@ -306,9 +309,11 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     flips,
     compared: pairs.length,
     alerts,
-    crawlers: diffCrawlerRules(lastGood, after, crawlerNames),
+    crawlers: diffCrawlerRules(lastGood, after, compared.crawlers),
+    crawlersNotCompared: compared.notCompared,
     starGapsOpened,
-    lint: lintRobotsTxt(draft, { maxBytes: maxBodyBytes }),
+    // Lint reads the whole draft, to report what lies past the cut; the gaps are those of the cut when it is whole.
+    lint: lintRobotsTxt(draft, { maxBytes: maxBodyBytes, ...(read === draft ? { starRuleGaps: afterGaps } : {}) }),
     failOn: input.failOn,
     failing: alerts.some((a) => a.failing),
   };

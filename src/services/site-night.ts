@@ -21,7 +21,8 @@ import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js'
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import { ENGINE_VERSION, PARSER_VERDICTS_KEY, parseRobotsTxt } from '../robots/index.js';
-import { openedStarRuleGaps } from '../robots/star-rule-gaps.js';
+import { openedStarRuleGaps, starRuleGaps } from '../robots/star-rule-gaps.js';
+import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { RobotsTxt } from '../robots/index.js';
 import { alertsForSiteNight } from './alerting/alert-rules.js';
@@ -370,10 +371,13 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
   const sameBodyAsLastGood = sha256 !== null && previous?.lastGood !== null && previous?.lastGood !== undefined && previous.lastGood.sha256.equals(sha256);
   let parsed: RobotsTxt | null = null;
   const parsedBody = () => (parsed ??= parseRobotsTxt(body!));
+  // Its star-rule gaps, which lint and the diff both need: computed once, when first needed.
+  let gaps: StarRuleGaps | null = null;
+  const gapsOfBody = () => (gaps ??= starRuleGaps(parsedBody()));
   const bodyRef: BodyRef | null = sha256 === null ? null : sameBodyAsLastGood ? { id: previous!.lastGood!.bodyId } : { sha256 };
   const newBody: NewBody | null =
     body && !sameBodyAsLastGood
-      ? { sha256: sha256!, content: body, summary: summarizeBody(body, parsedBody()), index: indexBody(parsedBody(), input.catalogueTokens) }
+      ? { sha256: sha256!, content: body, summary: summarizeBody(body, parsedBody(), gapsOfBody()), index: indexBody(parsedBody(), input.catalogueTokens) }
       : null;
 
   // Flapping (src/policy/flapping.ts), from the versions of the last nights; a site's state from
@@ -425,7 +429,7 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     contentKinds.push(...rulesDiff.kinds.filter((k) => k !== 'identical'));
     kinds.push('raw', ...contentKinds);
     textDiff = unifiedTextDiff(before, body);
-    if (contentKinds.includes('rules')) starGapsOpened = openedStarRuleGaps(parsedBefore, parsedBody());
+    if (contentKinds.includes('rules')) starGapsOpened = openedStarRuleGaps(parsedBefore, parsedBody(), gapsOfBody());
   }
   const outcomeChanged = previous !== null && previous.outcome !== result.outcome;
   const policyChanged = previous !== null && previous.policy !== policy.kind;

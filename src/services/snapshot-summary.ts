@@ -4,6 +4,7 @@
  */
 import { lintRobotsTxt, parseRobotsTxt } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
+import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
 
 export interface SnapshotSummary {
   groups: number;
@@ -19,12 +20,15 @@ export const EMPTY_SUMMARY: SnapshotSummary = { groups: 0, rules: 0, sitemaps: 0
 /** smallint columns: counts past this are stored as this (a 500 KiB file has at most ~50k lines). */
 const SMALLINT_MAX = 32_767;
 
-/** `parsed`: the body's parse when the caller has it already (it is not parsed again). */
-export function summarizeBody(body: Uint8Array, parsed: RobotsTxt = parseRobotsTxt(body)): SnapshotSummary {
+/**
+ * `parsed`: the body's parse when the caller has it already (it is not parsed again); `gaps`, its
+ * star-rule gaps likewise (lint would compute them).
+ */
+export function summarizeBody(body: Uint8Array, parsed: RobotsTxt = parseRobotsTxt(body), gaps?: StarRuleGaps): SnapshotSummary {
   let lintErrors = 0;
   let lintWarnings = 0;
   let lintInfos = 0;
-  for (const d of lintRobotsTxt(body)) {
+  for (const d of lintRobotsTxt(body, gaps ? { starRuleGaps: gaps } : {})) {
     if (d.severity === 'error') lintErrors++;
     else if (d.severity === 'warning') lintWarnings++;
     else lintInfos++;

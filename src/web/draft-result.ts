@@ -42,7 +42,7 @@ function pageResult(report: DraftReport, draft: Uint8Array) {
     })),
     flipGroupsHidden: Math.max(0, groups.length - PAGE_MAX_FLIP_GROUPS),
     alerts: report.alerts.map((a) => ({ ...a, title: show(a.title) })),
-    crawlerLines: report.crawlers.some((c) => c.changed) ? crawlerLines(report.crawlers).map(show) : [],
+    crawlerLines: report.crawlers.some((c) => c.changed) ? crawlerLines(report.crawlers, report.crawlersNotCompared).map(show) : [],
     starGaps: report.starGapsOpened.map((g) => ({ ...g, path: show(g.path) })),
     lint: report.lint.map((d) => ({ ...d, message: show(d.message) })),
     // The draft's rows as HTML, built here (off the event loop) rather than by the template: 42,000 lines take a while.

@@ -595,7 +595,7 @@ export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
   if (diff && change.kinds.includes('records')) {
     // Each key once: 15,000 groups with a crawl-delay are one key to name.
     add('records_changed', `robots.txt directives changed on ${origin}: ${namesAtMost(distinct(diff.records.map((r) => r.key)))}`, {
-      diffLines: diffLinesOf(describeRobotsDiff(recordsShown(diff), ['records'])),
+      diffLines: diffLinesOf(describeRobotsDiff(recordsShown(diff), ['records'], Infinity)),
     });
   }
   if (!firstNight && change.kinds.includes('comments_only')) {

@@ -65,6 +65,7 @@ function report(before: string, after: string, crawlers: string[]): Extract<Site
     textDiff: unifiedTextDiff(enc(before), enc(after)),
     semantic: diffRobotsTxt(b, a, { before: enc(before), after: enc(after) }),
     crawlers: diffCrawlerRules(b, a, crawlers),
+    crawlersNotCompared: 0,
   };
 }
 

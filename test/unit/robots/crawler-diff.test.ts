@@ -3,9 +3,10 @@
  * R-42), compared as sets of (kind, normalised pattern) (T49, R-50).
  */
 import { describe, expect, it } from 'vitest';
-import { diffCrawlerRules, namedCrawlers } from '../../../src/robots/crawler-diff.js';
+import { crawlersToCompare, diffCrawlerRules, MAX_CRAWLER_RULES_LISTED, MAX_CRAWLERS_COMPARED, namedCrawlers } from '../../../src/robots/crawler-diff.js';
 import type { CrawlerRuleChange } from '../../../src/robots/crawler-diff.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
+import { manyAgentsOneGroup } from '../../helpers/hostile-bodies.js';
 
 const STAR = 'User-agent: *\nDisallow: /private/\n';
 
@@ -101,8 +102,39 @@ describe('diffCrawlerRules: what each crawler gains and loses', () => {
       after: { kind: 'named', token: 'gptbot', userAgents: ['GPTBot'] },
       gained: [{ kind: 'disallow', pattern: '/', value: '/', line: 6 }],
       lost: [{ kind: 'disallow', pattern: '/private/', value: '/private/', line: 2 }],
+      gainedTotal: 1,
+      lostTotal: 1,
       changed: true,
     });
+  });
+
+  it('issue 26: 15,000 agents of one group over 27,000 rules cost one comparison, lists kept to MAX_CRAWLER_RULES_LISTED', () => {
+    const before = parseRobotsTxt(manyAgentsOneGroup());
+    const after = parseRobotsTxt(STAR);
+    const names = namedCrawlers(before);
+    expect(names).toHaveLength(15_000);
+    const changes = diffCrawlerRules(before, after, names);
+    expect(changes).toHaveLength(15_000);
+    // The named group held 2,592 distinct rules (27,000 lines: 1,296 paths, each allowed and disallowed): all lost, 200 listed.
+    expect(changes[0]).toMatchObject({ lostTotal: 2_592, gainedTotal: 1 });
+    expect(changes[0]!.lost).toHaveLength(MAX_CRAWLER_RULES_LISTED);
+    // Shared, not copied: the same list for every crawler of the group.
+    expect(changes[14_999]!.lost).toBe(changes[0]!.lost);
+  });
+});
+
+describe('crawlersToCompare: at most MAX_CRAWLERS_COMPARED, the asked-for ones kept', () => {
+  it('a small file: *, the files\' own, then those asked for, each once', () => {
+    const a = parseRobotsTxt('User-agent: GPTBot\nDisallow: /\n');
+    expect(crawlersToCompare(null, a, ['Googlebot', 'gptbot'])).toEqual({ crawlers: ['*', 'GPTBot', 'Googlebot'], notCompared: 0 });
+  });
+
+  it('15,000 named agents: * and the asked-for ones first, the files\' own fill the rest, the others counted', () => {
+    const a = parseRobotsTxt(manyAgentsOneGroup());
+    const { crawlers, notCompared } = crawlersToCompare(null, a, ['Googlebot', 'GPTBot']);
+    expect(crawlers).toHaveLength(MAX_CRAWLERS_COMPARED);
+    expect(crawlers).toEqual(expect.arrayContaining(['*', 'Googlebot', 'GPTBot']));
+    expect(notCompared).toBe(15_000 + 3 - MAX_CRAWLERS_COMPARED);
   });
 });
 

@@ -42,6 +42,8 @@ describe('T26, R-40: a named group replaces `*`, nothing is inherited', () => {
     expect(starRuleGaps(parseRobotsTxt('User-agent: *\nDisallow: /caf\u00e9\nUser-agent: GPTBot\nAllow: /\n'))).toEqual({
       gaps: [{ tokens: ['gptbot'], path: '/caf\u00e9', pattern: '/caf%C3%A9', starLine: 2, groupLine: 3 }],
       complete: true,
+      // GPTBot's one rule, weighed by its matcher; `*` settled by a lookup (its own Disallow, no Allow).
+      work: 1,
     });
   });
 });
@@ -155,7 +157,7 @@ describe('limits: a crafted file cannot make the check slow or large', () => {
   // Two named rule sets: x and y (Allow: /), z (Disallow: /a). Gaps: /a for x and y; /b for x, y and z.
   const body = file('User-agent: *', 'Disallow: /a', 'Disallow: /b', 'User-agent: x', 'Allow: /', 'User-agent: y', 'Allow: /', 'User-agent: z', 'Disallow: /a');
   const ALL = ['2 x', '2 y', '3 x', '3 y', '3 z'];
-  it.each<[string, { maxGaps?: number; maxVerdicts?: number }, number, boolean]>([
+  it.each<[string, { maxGaps?: number; maxVerdicts?: number; maxWork?: number }, number, boolean]>([
     ['the defaults: all of them', {}, 5, true],
     ['maxGaps 5: all of them', { maxGaps: 5 }, 5, true],
     ['maxGaps 4: the first four, incomplete', { maxGaps: 4 }, 4, false],
@@ -164,6 +166,9 @@ describe('limits: a crafted file cannot make the check slow or large', () => {
     ['maxVerdicts 6: both probes', { maxVerdicts: 6 }, 5, true],
     ['maxVerdicts 5: the first probe only, incomplete', { maxVerdicts: 5 }, 2, false],
     ['maxVerdicts 2: nothing, incomplete', { maxVerdicts: 2 }, 0, false],
+    // The first probe weighs one rule (x and y's Allow: /, through their matcher); z and `*` hold its Disallow and no Allow.
+    ['maxWork 1: both probes', { maxWork: 1 }, 5, true],
+    ['maxWork 0: the first probe only, incomplete (the bound is checked before each probe)', { maxWork: 0 }, 2, false],
   ])('%s', (_case, limits, count, complete) => {
     const got = starRuleGaps(parseRobotsTxt(body), limits);
     expect(got.gaps.map((g) => `${g.starLine} ${g.tokens.join('+')}`)).toEqual(ALL.slice(0, count));
