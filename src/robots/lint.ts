@@ -68,7 +68,7 @@ export function lintRobotsTxt(body: string | Uint8Array, options: LintOptions = 
     if (line.type === 'directive' && line.key === 'user-agent') seenUserAgent = true;
   }
   groupChecks(robots, add, options.starRuleGaps);
-  if (options.portability === true) portabilityChecks(bytes, add);
+  if (options.portability === true) portabilityChecks(bytes, robots, add);
   return out.sort((a, b) => a.line - b.line);
 }
 
@@ -79,8 +79,8 @@ const PORTABILITY_AGENTS_NAMED = 5;
  * Issue 19: the rules another parser profile reads differently (src/robots/profiles/portability.ts),
  * one finding per rule with the crawlers it concerns (issue 26).
  */
-function portabilityChecks(bytes: Uint8Array, add: Add): void {
-  const { findings, total, complete, rulesExamined, rules } = portabilityOf(bytes);
+function portabilityChecks(bytes: Uint8Array, robots: RobotsTxt, add: Add): void {
+  const { findings, total, complete, rulesExamined, rules } = portabilityOf(bytes, undefined, robots);
   for (const f of findings) {
     const verdicts = (['google', ...PORTABILITY_PROFILES] as const).map((p) => `${p} ${f.verdicts[p] === 'error' ? 'raises' : f.verdicts[p] ? 'allows' : 'disallows'}`).join(', ');
     add(f.line, 'other-parsers-differ', `"${quote(f.rule)}" for ${crawlersOf(f)}: ${f.reason} (${f.path}: ${verdicts}).`);

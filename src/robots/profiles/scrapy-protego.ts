@@ -83,13 +83,17 @@ function protegoUnquote(url: string, ignore: string): string {
 /** A rule's pattern as Protego matches it (`_URLPattern`), its answer without its regex's backtracking. */
 class UrlPattern {
   readonly priority: number;
-  private readonly compiled: WildcardPattern;
+  /** Compiled when first matched: a check reads the rules of one rule set, often only the first few. */
+  private compiled: WildcardPattern | null = null;
 
-  constructor(pattern: string) {
+  constructor(private readonly pattern: string) {
     this.priority = pyLen(pattern);
+  }
+
+  private compile(): WildcardPattern {
     // Protego reads a final `$` as the end only; a `$` elsewhere is a character like any other.
-    const anchored = pattern.endsWith('$');
-    this.compiled = compileWildcard(anchored ? pattern.slice(0, -1) : pattern, anchored);
+    const anchored = this.pattern.endsWith('$');
+    return compileWildcard(anchored ? this.pattern.slice(0, -1) : this.pattern, anchored);
   }
 
   /**
@@ -98,6 +102,7 @@ class UrlPattern {
    * matchesWildcard gives the same answer in linear time (issue 26).
    */
   match(url: string): boolean {
+    this.compiled ??= this.compile();
     return matchesWildcard(this.compiled, url);
   }
 }

@@ -21,14 +21,24 @@ const FILES = [
   Buffer.from([...Buffer.from('User-agent: *\nDisallow: /\xff\n', 'latin1')]),
 ];
 
-/** The digest of the findings of FILES and of a 40 KB file of wildcard rules (the bounds), by the version that made them. */
+/**
+ * 600 rules with as many example paths: more questions than PORTABILITY_MAX_RULE_COMPARISONS
+ * allows (600 x 4 comparisons each), so the bound decides how far the analysis goes.
+ */
+const DISTINCT_RULES = `User-agent: *\n${Array.from({ length: 600 }, (_, i) => `Disallow: /d${i}/*.pdf$`).join('\n')}\n`;
+
+/**
+ * The digest of the findings of FILES, a 40 KB file of wildcard rules and DISTINCT_RULES (the
+ * bounds), by the version that made them. Version 1 pinned FILES and the wildcard file only.
+ */
 const PINNED: Record<number, string> = {
   1: '916c095f587057d84306a60c1bbc53531abc568951489e931eb32b90e9f9370f',
+  2: '88885923c080fe914534ad0d61a4f1638723ee687ce2b7df99291187ba5bfd74',
 };
 
 function findingsDigest(): string {
   const hash = createHash('sha256');
-  for (const file of [...FILES, wildcardRules(40_000)]) hash.update(JSON.stringify(portabilityOf(typeof file === 'string' ? new TextEncoder().encode(file) : file))).update('\n');
+  for (const file of [...FILES, wildcardRules(40_000), ...(PORTABILITY_VERSION >= 2 ? [DISTINCT_RULES] : [])]) hash.update(JSON.stringify(portabilityOf(typeof file === 'string' ? new TextEncoder().encode(file) : file))).update('\n');
   return hash.digest('hex');
 }
 
