@@ -455,6 +455,33 @@ function editLowerBound(before: readonly string[], after: readonly string[]): nu
  * (R-20: CR, CRLF, LF) are compared apart: the diff is of the lines, and a change of line
  * ending style is stated in a note line. Returns '' when the bytes are the same.
  */
+/**
+ * The line diff of two texts, computed on the part between their common first and last lines
+ * (less `context` lines each side, which the hunks show): the same hunks, numbered as in the
+ * whole texts. jsdiff walks every line however few changed; one rule changed in a file of 8,300
+ * similar lines took it 0.25 s (issue 26).
+ */
+function patchOfChangedPart(beforeName: string, afterName: string, a: string, b: string, context: number, maxEditLength: number) {
+  const la = a.split('\n');
+  const lb = b.split('\n');
+  // Whole lines only: the last element is what follows the last newline ('' when the text ends with one).
+  let head = 0;
+  while (head < la.length - 1 && head < lb.length - 1 && la[head] === lb[head]) head++;
+  let tail = 0;
+  while (tail < la.length - head && tail < lb.length - head && la[la.length - 1 - tail] === lb[lb.length - 1 - tail]) tail++;
+  const dropHead = Math.max(0, head - context);
+  const dropTail = Math.max(0, tail - context);
+  // Lines kept before a dropped tail ended with a newline in both texts.
+  const part = (lines: string[]) => lines.slice(dropHead, lines.length - dropTail).join('\n') + (dropTail > 0 ? '\n' : '');
+  const patch = structuredPatch(beforeName, afterName, part(la), part(lb), undefined, undefined, { context, maxEditLength });
+  if (patch === undefined) return undefined;
+  for (const hunk of patch.hunks) {
+    hunk.oldStart += dropHead;
+    hunk.newStart += dropHead;
+  }
+  return patch;
+}
+
 export function unifiedTextDiff(before: Uint8Array | null, after: Uint8Array | null, options: TextDiffOptions = {}): string {
   if (sameBytes(before, after)) return '';
   const context = options.context ?? DEFAULT_TEXT_DIFF_CONTEXT;
@@ -477,9 +504,7 @@ export function unifiedTextDiff(before: Uint8Array | null, after: Uint8Array | n
   const tooLarge = editLowerBound(linesBefore, linesAfter) > maxEditLength;
   const beforeName = before === null ? '/dev/null' : 'robots.txt (before)';
   const afterName = after === null ? '/dev/null' : 'robots.txt (after)';
-  const patch = tooLarge
-    ? undefined
-    : structuredPatch(beforeName, afterName, toLf(beforeText), toLf(afterText), undefined, undefined, { context, maxEditLength });
+  const patch = tooLarge ? undefined : patchOfChangedPart(beforeName, afterName, toLf(beforeText), toLf(afterText), context, maxEditLength);
   let body: string[];
   if (patch === undefined) {
     body = [`# too many changed lines to diff: ${linesBefore.length} lines before, ${linesAfter.length} lines after`];

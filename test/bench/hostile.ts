@@ -23,7 +23,7 @@
  * dashboard runs as `serve`; a page's CPU is the server's (from /proc/<pid>/stat) across its answer.
  * A night is `audit --wait --work` of a portfolio holding the one site, its body changed since
  * the night before: fetch, diff, lint, verdicts, store, and the analysis job after the run.
- * Commands are killed at 60 s.
+ * Commands are killed at 60 s, and a command killed once is not run again on that side.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -276,7 +276,12 @@ async function main(): Promise<void> {
     if (a.only && !label.includes(a.only)) return;
     const row: Row = { label, sides: {} };
     for (let i = 0; i < a.runs; i++) {
-      for (const side of sides) (row.sides[side.name] ??= []).push(await run(side));
+      for (const side of sides) {
+        const done = (row.sides[side.name] ??= []);
+        // A command killed once is not run again: its figure is the kill.
+        if (done.some((m) => m.failed)) continue;
+        done.push(await run(side));
+      }
     }
     rows.push(row);
     console.error(`${label.padEnd(60)} ${sides.map((s) => `${s.name} ${cell(row.sides[s.name])}`).join('  ')}`);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { formatPatch, structuredPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_TEXT_DIFF_MAX_LINES,
@@ -391,5 +392,29 @@ describe('unifiedTextDiff', () => {
     const reversed = a.split('\n').reverse().join('\n');
     expect(unifiedTextDiff(bytes(a), bytes(reversed), { maxEditLength: 10 })).toBe('# too many changed lines to diff: 50 lines before, 50 lines after');
     expect(unifiedTextDiff(bytes(a), bytes(reversed), { maxEditLength: 1000 })).toContain('@@ -1,50 +1,50 @@');
+  });
+});
+
+describe('unifiedTextDiff diffs only the changed part, with the hunks of the whole (issue 26)', () => {
+  // Files of similar lines (a pattern repeating every 7 lines, as hostile files repeat theirs), each
+  // edited in 1-4 places by deletions, insertions or replacements, with and without a final newline.
+  const base = Array.from({ length: 60 }, (_, i) => `Disallow: /p${i % 7}`);
+  const cases = Array.from({ length: 300 }, (_, t) => {
+    const after = [...base];
+    for (let k = 0; k < 1 + (t % 4); k++) {
+      const i = (t * 13 + k * 17) % after.length;
+      if (t % 3 === 0) after.splice(i, 1);
+      else if (t % 3 === 1) after.splice(i, 0, `Allow: /n${t}`);
+      else after[i] = `Disallow: /c${t}`;
+    }
+    return [base.join('\n') + (t % 5 === 0 ? '' : '\n'), after.join('\n') + (t % 7 === 0 ? '' : '\n')] as const;
+  });
+  it('gives what jsdiff gives on the whole texts, case by case', () => {
+    const bytes = (t: string) => new TextEncoder().encode(t);
+    for (const [before, after] of cases) {
+      const whole = structuredPatch('robots.txt (before)', 'robots.txt (after)', before, after, undefined, undefined, { context: 3 });
+      const expected = formatPatch(whole, { includeIndex: false, includeUnderline: false, includeFileHeaders: true }).replace(/\n$/, '');
+      expect(unifiedTextDiff(bytes(before), bytes(after))).toBe(expected);
+    }
   });
 });
