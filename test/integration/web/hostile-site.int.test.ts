@@ -99,12 +99,28 @@ async function testDraft(name: string, draft: string): Promise<Answer> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 describe('the "Other parsers" panel reads the findings stored after the run', () => {
-  it('a wildcard file shows its findings; the 15,000-agent file says it was too costly to analyse', async () => {
+  it('a wildcard file shows its findings; the 15,000-agent file is analysed within the bounds (the profiles no longer copy its rules per agent)', async () => {
     const wild = await page(site('wild'));
     expect(wild.status).toBe(200);
     expect(wild.text).toContain('python-urllib does not read wildcards');
     const agents = await page(site('agents'));
-    expect(agents.text).toMatch(/Not analysed: the file is too costly to compare with other parsers \(the analysis (took longer than|needed more than)/);
+    expect(agents.text).not.toContain('not-analysed');
+    expect(agents.text).toMatch(/Examined the first \d+ of 27000 rules|for the first \d+ of 27000 rules/);
+  });
+
+  it('a body whose analysis failed says why, and the page does not analyse it', async () => {
+    const bodyOf = `(select x.last_good_body_id from site_state x join sites s on s.id = x.site_id where s.origin = $1)`;
+    const [before] = await rows<{ portability: unknown }>(p, `select portability from bodies where id = ${bodyOf}`, [p.origin('agents')]);
+    const failed = { outcome: 'failed', reason: 'the analysis took longer than 20 s' };
+    await p.db.pool.query(`update bodies set portability = $2 where id = ${bodyOf}`, [p.origin('agents'), failed]);
+    try {
+      const agents = await page(site('agents'));
+      expect(agents.text).toContain('Not analysed: the file is too costly to compare with other parsers (the analysis took longer than 20 s).');
+      const [after] = await rows<{ portability: unknown }>(p, `select portability from bodies where id = ${bodyOf}`, [p.origin('agents')]);
+      expect(after!.portability).toEqual(failed);
+    } finally {
+      await p.db.pool.query(`update bodies set portability = $2 where id = ${bodyOf}`, [p.origin('agents'), before!.portability]);
+    }
   });
 
   it('a body not analysed yet says so; the page does not analyse it', async () => {
