@@ -5,6 +5,7 @@ import type { EvalOptions } from '../../../src/cli/commands/eval.command.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
 import { main } from '../../../src/cli/main.js';
 import { runCli } from '../../helpers/cli.js';
+import { manyAgentsOneGroup } from '../../helpers/hostile-bodies.js';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private/\nAllow: /private/ok\n\nUser-agent: FooBot\nDisallow: /\n';
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
@@ -331,6 +332,18 @@ describe('eval: through the command line', () => {
     expect(await answers('node-robots-parser')).toEqual({ allowed: false, line: 2 });
     expect(await answers('crawler-commons')).toEqual({ allowed: false, line: null });
     expect(await answers('google')).toEqual({ allowed: false, line: 2 });
+  });
+
+  it('answers a 500 KiB group of 15,000 agents over 27,000 rules under every profile (issue 26: it was minutes)', async () => {
+    const robots_b64 = b64(Buffer.from(manyAgentsOneGroup()));
+    // `/0` is disallowed and allowed by rules of equal length: Google and the libraries allow (ties to Allow).
+    const input = jsonl(['aa', 'xyz', 'Unnamed'].map((ua) => ({ robots_b64, ua, url: 'https://example.com/0' })));
+    for (const profile of ['google', 'scrapy-protego', 'node-robots-parser']) {
+      const run = await runCli(['eval', '--profile', profile], { stdin: input });
+      expect(run.code, run.stderr).toBe(0);
+      const answers = run.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { allowed: boolean }).allowed);
+      expect(answers, profile).toEqual([true, true, true]);
+    }
   });
 
   it('answers an error line where the profile\'s library raises, and goes on', async () => {
