@@ -19,7 +19,8 @@
  * variant: wildcards with one rule changed, wildcard-groups ↔ wildcards, agent-groups renamed,
  * sitemaps renamed). Each command then runs `--runs` times per side, sides taking turns, as a
  * process of the built CLI with test/bench/cpu-at-exit.mjs preloaded: its CPU (user + system,
- * every thread) from start to exit, start-up included (the `--version` row is that floor). The
+ * every thread) from start to exit, start-up included (the `--version` row is that floor;
+ * `sites list` the floor of a command that opens the database). The
  * dashboard runs as `serve`; a page's CPU is the server's (from /proc/<pid>/stat) across its answer.
  * A night is `audit --wait --work` of a portfolio holding the one site, its body changed since
  * the night before: fetch, diff, lint, verdicts, store, and the analysis job after the run.
@@ -288,6 +289,7 @@ async function main(): Promise<void> {
   };
 
   await measure('`robots-audit --version` (start-up, the floor)', (s) => runCommand(s, ['--version']));
+  await measure('`robots-audit sites list` (start-up with the database, the floor of every database command)', (s) => runCommand(s, ['sites', 'list']));
   const names = Object.keys(files).filter((n) => n !== 'plain');
   const url = `https://example.com${LONG_PATH}`;
   for (const name of names) {
@@ -340,7 +342,9 @@ async function main(): Promise<void> {
     await measure(`night of one site: ${name}`, (s) => {
       const version = night % 2 === 1 ? 0 : 1;
       serving.set(name, files[name]![version]!);
-      return runCommand(s, ['audit', '--wait', '--work', '--portfolio', `p-${name}`, '--at', `2026-01-${String(night++).padStart(2, '0')}T03:00:00Z`]);
+      // One night a day from 2026-01-03, whatever the number of runs.
+      const at = new Date(Date.UTC(2026, 0, night++, 3)).toISOString();
+      return runCommand(s, ['audit', '--wait', '--work', '--portfolio', `p-${name}`, '--at', at]);
     });
   }
   await web.close();

@@ -28,10 +28,17 @@ interface Entry {
   rulelines: RuleLine[];
 }
 
+/**
+ * Characters urlparse leaves in the path and quote (safe `/`) leaves as they are: such a value
+ * (not starting `//`, a netloc) is its own normal form, as most rules are.
+ */
+const URLLIB_UNCHANGED = /^[A-Za-z0-9_.~/-]*$/;
+
 function ruleLine(value: string, allow: boolean): RuleLine {
   // An empty Disallow means allow all; the path is normalised through urlparse and quote.
   const allowance = value === '' && !allow ? true : allow;
-  return { path: pyQuote(pyUrlunparse(pyUrlparse(value))), allowance };
+  const path = URLLIB_UNCHANGED.test(value) && !value.startsWith('//') ? value : pyQuote(pyUrlunparse(pyUrlparse(value)));
+  return { path, allowance };
 }
 
 /** `RobotFileParser.parse(lines)`: the records, default record apart. */
