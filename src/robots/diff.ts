@@ -499,12 +499,14 @@ export function unifiedTextDiff(before: Uint8Array | null, after: Uint8Array | n
     notes.push(`# line endings: ${endingBefore} -> ${endingAfter}`);
   }
 
-  const linesBefore = splitLines(toLf(beforeText));
-  const linesAfter = splitLines(toLf(afterText));
+  const lfBefore = toLf(beforeText);
+  const lfAfter = toLf(afterText);
+  const linesBefore = splitLines(lfBefore);
+  const linesAfter = splitLines(lfAfter);
   const tooLarge = editLowerBound(linesBefore, linesAfter) > maxEditLength;
   const beforeName = before === null ? '/dev/null' : 'robots.txt (before)';
   const afterName = after === null ? '/dev/null' : 'robots.txt (after)';
-  const patch = tooLarge ? undefined : patchOfChangedPart(beforeName, afterName, toLf(beforeText), toLf(afterText), context, maxEditLength);
+  const patch = tooLarge ? undefined : patchOfChangedPart(beforeName, afterName, lfBefore, lfAfter, context, maxEditLength);
   let body: string[];
   if (patch === undefined) {
     body = [`# too many changed lines to diff: ${linesBefore.length} lines before, ${linesAfter.length} lines after`];

@@ -20,6 +20,7 @@ import { parseRobotsTxt } from '../robots/parse.js';
 import type { RobotsTxt, SelectedGroup } from '../robots/parse.js';
 import { followedGroup } from '../robots/crawlers.js';
 import { openedStarRuleGaps, starRuleGaps } from '../robots/star-rule-gaps.js';
+import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { Diagnostic } from '../robots/types.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
@@ -214,9 +215,10 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
 
   const diff = diffRobotsTxt(lastGood, after, { before: current.lastGoodBody, after: read });
   const contentKinds = diff.kinds.filter((k) => k !== 'identical');
-  // The draft's star-rule gaps, for the diff and for lint: computed once.
-  const afterGaps = starRuleGaps(after);
-  const starGapsOpened = contentKinds.includes('rules') ? openedStarRuleGaps(lastGood, after, afterGaps) : [];
+  // The draft's star-rule gaps, for the diff and for lint: computed once, when first needed.
+  let gaps: StarRuleGaps | null = null;
+  const afterGaps = () => (gaps ??= starRuleGaps(after));
+  const starGapsOpened = contentKinds.includes('rules') ? openedStarRuleGaps(lastGood, after, afterGaps()) : [];
 
   // Verdicts: in force now, and under the draft.
   const before = perGroup(policyEvaluator(current.policy, rulesNow), rulesNow);
@@ -313,7 +315,7 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     crawlersNotCompared: compared.notCompared,
     starGapsOpened,
     // Lint reads the whole draft, to report what lies past the cut; the gaps are those of the cut when it is whole.
-    lint: lintRobotsTxt(draft, { maxBytes: maxBodyBytes, ...(read === draft ? { starRuleGaps: afterGaps } : {}) }),
+    lint: lintRobotsTxt(draft, { maxBytes: maxBodyBytes, ...(read === draft ? { starRuleGaps: afterGaps() } : {}) }),
     failOn: input.failOn,
     failing: alerts.some((a) => a.failing),
   };

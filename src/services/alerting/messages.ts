@@ -22,17 +22,6 @@ import {
   WEBHOOK_TEXT_DIFF_MAX_CHARS,
 } from './size-limits.js';
 
-export {
-  SLACK_BLOCKS_BUDGET_CHARS,
-  SLACK_DIFF_MAX_CHARS,
-  SLACK_MAX_BLOCKS,
-  SLACK_MAX_FLIPS,
-  SLACK_SECTION_MAX_CHARS,
-  SLACK_TEXT_MAX_CHARS,
-  WEBHOOK_DIGEST_MAX_ALERTS,
-  WEBHOOK_TEXT_DIFF_MAX_CHARS,
-} from './size-limits.js';
-
 export const WEBHOOK_EVENT_ALERT = 'robots_audit.alert';
 export const WEBHOOK_EVENT_DIGEST = 'robots_audit.digest';
 

@@ -2,14 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { alertsForSiteNight } from '../../../../src/services/alerting/alert-rules.js';
 import type { AlertDraft, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
 import {
-  SLACK_BLOCKS_BUDGET_CHARS,
-  SLACK_MAX_BLOCKS,
-  SLACK_MAX_FLIPS,
-  SLACK_SECTION_MAX_CHARS,
-  WEBHOOK_DIGEST_MAX_ALERTS,
   WEBHOOK_EVENT_ALERT,
   WEBHOOK_EVENT_DIGEST,
-  WEBHOOK_TEXT_DIFF_MAX_CHARS,
   alertWebhookPayload,
   digestWebhookPayload,
   escapeMrkdwn,
@@ -24,9 +18,15 @@ import { jsonbTextBytes } from '../../../../src/services/alerting/alert-bounds.j
 import {
   MAX_ALERT_DETAILS_BYTES,
   MAX_ALERT_TITLE_CHARS,
+  SLACK_BLOCKS_BUDGET_CHARS,
   SLACK_BODY_MAX_BYTES,
+  SLACK_MAX_BLOCKS,
+  SLACK_MAX_FLIPS,
+  SLACK_SECTION_MAX_CHARS,
   WEBHOOK_ALERT_MAX_BYTES,
+  WEBHOOK_DIGEST_MAX_ALERTS,
   WEBHOOK_DIGEST_MAX_BYTES,
+  WEBHOOK_TEXT_DIFF_MAX_CHARS,
 } from '../../../../src/services/alerting/size-limits.js';
 import { hostileAlerts } from '../../../helpers/hostile-alerts.js';
 
