@@ -4,6 +4,9 @@
  * parser directives, line continuations, `FROM image [AS name]`, exec-form (JSON) arguments and
  * RUN flags such as `--mount=...`.
  */
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 export interface DockerInstruction {
   /** Upper case: RUN, COPY, USER, ... */
   keyword: string;
@@ -66,6 +69,16 @@ export function instructions(stage: DockerStage, keyword: string): DockerInstruc
  * The variables a stage's ENV instructions set, later ones winning: `ENV KEY=value [KEY=value...]`
  * (values without spaces or quotes, as this project's Dockerfile writes them).
  */
+/**
+ * The environment every container of this project's image starts with: the ENV of the
+ * Dockerfile's last (runtime) stage, e.g. its NODE_OPTIONS, for tests that run a process as the
+ * image does.
+ */
+export function runtimeImageEnvironment(): Record<string, string> {
+  const text = fs.readFileSync(fileURLToPath(new URL('../../Dockerfile', import.meta.url)), 'utf8');
+  return environment(parseDockerfile(text).at(-1)!);
+}
+
 export function environment(stage: DockerStage): Record<string, string> {
   const env: Record<string, string> = {};
   for (const { args } of instructions(stage, 'ENV')) {

@@ -15,7 +15,6 @@
  */
 import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INT4_MAX } from '../../../src/db/column-limits.js';
 import { startPipeline } from '../../helpers/pipeline.js';
@@ -25,7 +24,7 @@ import type { Night } from '../../helpers/nightly.js';
 import { spawnWorker, stopWorker } from '../../helpers/worker-process.js';
 import type { WorkerProcess } from '../../helpers/worker-process.js';
 import { manyAgentsOneGroup } from '../../helpers/hostile-bodies.js';
-import { environment, parseDockerfile } from '../../helpers/dockerfile.js';
+import { runtimeImageEnvironment } from '../../helpers/dockerfile.js';
 
 const ORDINARY = Array.from({ length: 100 }, (_, i) => `plain${i}`);
 const HOSTILE = ['manyagents', 'maxage', 'expires9999', 'contentlength'] as const;
@@ -37,7 +36,7 @@ const BLOCK_ALL = 'User-agent: *\nDisallow: /\n';
 const MAX_RSS_BYTES = 300 * 1024 * 1024;
 
 /** The runtime stage's environment: NODE_OPTIONS as every container of the image starts with it. */
-const image = environment(parseDockerfile(fs.readFileSync(path.resolve(import.meta.dirname, '../../../Dockerfile'), 'utf8')).at(-1)!);
+const image = runtimeImageEnvironment();
 
 let p: Pipeline;
 let worker: WorkerProcess;

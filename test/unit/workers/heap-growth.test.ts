@@ -6,15 +6,13 @@
  * young: the old generation, which the cap sizes, then hardly grows with the cap or without it.
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { limitHeapGrowth } from '../../../workers/heap-growth.js';
-import { environment, parseDockerfile } from '../../helpers/dockerfile.js';
+import { runtimeImageEnvironment } from '../../helpers/dockerfile.js';
 
 const churn = fileURLToPath(new URL('../../helpers/heap-churn.ts', import.meta.url));
-const image = environment(parseDockerfile(fs.readFileSync(path.resolve(import.meta.dirname, '../../../Dockerfile'), 'utf8')).at(-1)!);
+const image = runtimeImageEnvironment();
 
 function peakHeap(percent: number): number {
   const out = execFileSync(process.execPath, ['--import', 'tsx', churn, String(percent)], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: image.NODE_OPTIONS ?? '' } });
