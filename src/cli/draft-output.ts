@@ -10,7 +10,7 @@ import type { Diagnostic } from '../robots/types.js';
 import { crawlerChangeJson, crawlerLines } from '../reports/site-diff.format.js';
 import { hiddenCharsNote, terminalText } from '../reports/terminal-text.js';
 import { plural } from '../reports/site-text.js';
-import type { FlipRule } from '../services/alerting/alert-rules.js';
+import type { CitedRule } from '../night/alerts.js';
 import { groupFlips } from '../services/draft-check.js';
 import type { DraftAlert, DraftReport, FlipGroup } from '../services/draft-check.js';
 
@@ -31,10 +31,10 @@ export interface DraftSources {
 
 const safe = (text: string) => terminalText(text);
 const verdict = (allowed: boolean) => (allowed ? 'allowed' : 'disallowed');
-const ruleText = (r: FlipRule | null) => (r === null ? 'no rule matches' : `line ${r.line}: ${safe(ruleLine(r))}`);
+const ruleText = (r: CitedRule | null) => (r === null ? 'no rule matches' : `line ${r.line}: ${safe(ruleLine(r))}`);
 
 /** The deciding line in force: a rule, or the policy when no rule is read (full allow or disallow). */
-function ruleInForce(report: DraftReport, r: FlipRule | null): string {
+function ruleInForce(report: DraftReport, r: CitedRule | null): string {
   return r === null && report.current.policy !== 'rules' ? `${report.current.policy} (${report.current.policyReason})` : ruleText(r);
 }
 

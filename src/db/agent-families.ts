@@ -6,9 +6,7 @@
  * raises only the alerts every agent raises. Families follow the user-agent corpus
  * (test/fixtures/corpus/user-agents.json), which a test checks this table against.
  */
-/** The families of the corpus; the same names as `AgentFamily` in the alert rules. */
-export const AGENT_FAMILIES = ['search', 'ai', 'seo', 'social', 'other'] as const;
-export type AgentFamily = (typeof AGENT_FAMILIES)[number];
+import type { AgentFamily } from '../night/vocabulary.js';
 
 const FAMILIES: Readonly<Record<AgentFamily, readonly string[]>> = {
   search: [

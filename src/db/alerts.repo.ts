@@ -10,7 +10,8 @@
 import { and, asc, eq, inArray, ne, not, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import type { AlertChannel } from './channels.repo.js';
-import { ALERT_SEVERITIES, alertChannels, alertDeliveries, alerts, auditRuns, sites } from './schema.js';
+import { alertChannels, alertDeliveries, alerts, auditRuns, sites } from './schema.js';
+import { SEVERITIES } from '../night/vocabulary.js';
 
 export type Alert = typeof alerts.$inferSelect;
 export type AlertSeverityName = Alert['severity'];
@@ -77,7 +78,7 @@ export function isLateDigestKey(dedupeKey: string): boolean {
 
 /** The severities at least as severe as `min` (critical > warning > info). */
 export function severitiesAtLeast(min: AlertSeverityName): AlertSeverityName[] {
-  return ALERT_SEVERITIES.slice(0, ALERT_SEVERITIES.indexOf(min) + 1);
+  return SEVERITIES.slice(0, SEVERITIES.indexOf(min) + 1);
 }
 
 function inOrder<T>(keys: readonly string[], rows: readonly T[], keyOf: (row: T) => string): T[] {

@@ -2,16 +2,11 @@
  * Bodies by content: a robots.txt that did not change since last night is not stored again; its
  * nights reference the same row. Written by the night store (night-store.ts); read here.
  */
-import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { bodies } from './schema.js';
 
 export type Body = typeof bodies.$inferSelect;
-
-export function sha256Of(content: Uint8Array): Buffer {
-  return createHash('sha256').update(content).digest();
-}
 
 export function createBodiesRepo(db: Executor) {
   return {

@@ -13,10 +13,11 @@
 import type pg from 'pg';
 import type { PolicyKind, PolicyReason } from '../policy/index.js';
 import type { FetchOutcome } from '../policy/fetch-outcome.js';
-import type { AlertDraft } from '../services/alerting/alert-rules.js';
-import type { EvaluationTarget, PreviousNight, RecentVersion, SiteNight, VerdictSpan } from '../services/site-night.js';
-import { targetsHash } from '../services/site-night.js';
-import type { BodyIndex } from '../services/body-index.js';
+import type { AlertDraft } from '../night/alerts.js';
+import type { EvaluationTarget, PreviousNight, RecentVersion, VerdictSpan } from '../night/input.js';
+import type { SiteNight } from '../night/rows.js';
+import { targetsHash } from '../night/keys.js';
+import type { BodyIndex } from '../night/body-index.js';
 import { severitiesAtLeast, deliveryDedupeKey } from './alerts.repo.js';
 import type { AlertSeverityName } from './alerts.repo.js';
 import { pgArray } from './pg-array.js';

@@ -6,26 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { FetchResult } from '../http/fetch-result.js';
-import type { RedirectHop } from './schema.js';
+import type { ResponseRow } from '../night/rows.js';
 import { MAX_HEADER_TEXT_CHARS, clampText } from './column-limits.js';
-
-export interface ResponseRow {
-  /** 16 bytes: see responseKey(). */
-  key: Buffer;
-  /** NULL when there was no redirect (the final URL is then the requested one). */
-  finalUrl: string | null;
-  /** NULL when there was no redirect. */
-  hops: RedirectHop[] | null;
-  remoteAddress: string | null;
-  contentType: string | null;
-  contentEncoding: string | null;
-  cacheControl: string | null;
-  expires: string | null;
-  age: string | null;
-  retryAfter: string | null;
-  lastModified: string | null;
-  etag: string | null;
-}
 
 const FIELD = '\x1f';
 const HOP = '\x1d';

@@ -43,6 +43,8 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { FETCH_OUTCOMES } from '../policy/fetch-outcome.js';
+import type { FlipRule, RedirectHop } from '../night/rows.js';
+import { SEVERITIES } from '../night/vocabulary.js';
 import type { PolicyKind } from '../policy/effective-policy.js';
 import type { StoredPortability } from '../robots/profiles/portability.js';
 
@@ -57,7 +59,6 @@ const createdAt = () => timestamptz('created_at').notNull().defaultNow();
 export const RUN_TRIGGERS = ['scheduled', 'manual'] as const;
 export const RUN_STATUSES = ['running', 'completed', 'failed'] as const;
 export const EFFECTIVE_POLICIES = ['rules', 'allow_all', 'disallow_all'] as const satisfies readonly PolicyKind[];
-export const ALERT_SEVERITIES = ['critical', 'warning', 'info'] as const;
 /** `email`: a `mailto:` channel, sent over SMTP (migration 0013). */
 export const CHANNEL_KINDS = ['webhook', 'slack', 'email'] as const;
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -68,7 +69,7 @@ export const runStatus = pgEnum('run_status', RUN_STATUSES);
 export const fetchOutcome = pgEnum('fetch_outcome', FETCH_OUTCOMES);
 /** What a crawler applies after a fetch (src/policy/effective-policy.ts). */
 export const effectivePolicy = pgEnum('effective_policy', EFFECTIVE_POLICIES);
-export const alertSeverity = pgEnum('alert_severity', ALERT_SEVERITIES);
+export const alertSeverity = pgEnum('alert_severity', SEVERITIES);
 export const channelKind = pgEnum('channel_kind', CHANNEL_KINDS);
 export const deliveryStatus = pgEnum('delivery_status', DELIVERY_STATUSES);
 
@@ -287,13 +288,6 @@ export const bodyAgentAccess = pgTable(
     index('body_agent_access_token_idx').on(t.token, t.allowed, t.bodyId),
   ],
 );
-
-/** One redirect hop of a fetch (R-11). */
-export interface RedirectHop {
-  url: string;
-  status: number;
-  location: string | null;
-}
 
 /**
  * What a server answered besides the body: the headers that matter, the redirect chain (R-11)
@@ -774,17 +768,6 @@ export const verdictHistory = pgView('verdict_history', {
   join tracked_urls t on t.id = v.tracked_url_id
   join sites s on s.id = t.site_id
   join user_agents a on a.id = v.user_agent_id`);
-
-/**
- * The rule behind a verdict, as shown in a flip: its line, kind, the value as written and the
- * pattern as matched (they differ after %-normalisation, T28/T49). NULL when none matched.
- */
-export interface FlipRule {
-  line: number;
-  kind: 'allow' | 'disallow';
-  value: string;
-  pattern: string;
-}
 
 /**
  * A verdict that changed since the previous run. `cause`: 'rules_changed', 'outcome_changed',

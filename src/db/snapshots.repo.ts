@@ -6,7 +6,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { fetchAttemptsView, snapshots } from './schema.js';
-import type { RedirectHop } from './schema.js';
+import type { RedirectHop } from '../night/rows.js';
 
 export type Snapshot = typeof snapshots.$inferSelect;
 /** An attempt as the view shows it, with `hops` empty (not NULL) when there was no redirect. */

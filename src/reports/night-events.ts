@@ -7,13 +7,13 @@
  * read through the night's indexes (snapshot_changes, verdict_flips and alerts by run).
  */
 import type pg from 'pg';
-import type { FlipRule } from '../db/schema.js';
+import type { FlipRule } from '../night/rows.js';
 import { DEFAULT_TEXT_DIFF_MAX_LINE_CHARS, describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { move } from './report-changes.js';
 import { ruleText } from './report-flips.js';
 import { inPortfolio } from './report-filters.js';
-import type { Severity } from './web-events.js';
+import type { AlertSeverity } from '../night/vocabulary.js';
 
 /** Lines of a night's rule diff shown per site, at most (the rest counted). */
 export const MAX_RULE_DIFF_LINES = 200;
@@ -100,7 +100,7 @@ export interface NightFlip {
 }
 
 export interface NightAlert {
-  severity: Severity;
+  severity: AlertSeverity;
   kind: string;
   title: string;
 }
@@ -108,7 +108,7 @@ export interface NightAlert {
 export interface CauseLine {
   cause: NightCause;
   /** The worst alert of the cause; null when it raised none. */
-  severity: Severity | null;
+  severity: AlertSeverity | null;
   /** The change's kinds of this cause (`outcome`, `policy`; `rules`, `raw`). */
   kinds: string[];
   /** Outcome and policy moves (`ok → server_error`), or the semantic diff's lines. */
@@ -122,7 +122,7 @@ export interface CauseLine {
 export interface NightSite {
   siteId: number;
   origin: string;
-  severity: Severity | null;
+  severity: AlertSeverity | null;
   causes: CauseLine[];
 }
 
@@ -131,7 +131,7 @@ export interface NightQuery {
   runId: number | null;
   portfolioId: number | null;
   /** Only sites whose worst alert that night is at least this severe. */
-  severity: Severity | null;
+  severity: AlertSeverity | null;
   page: number;
   pageSize: number;
 }
@@ -178,7 +178,7 @@ export async function nightEvents(pool: pg.Pool, query: NightQuery): Promise<Nig
 interface NightSiteRow {
   site_id: number;
   origin: string;
-  severity: Severity | null;
+  severity: AlertSeverity | null;
 }
 
 /**
@@ -277,7 +277,7 @@ async function siteEvents(pool: pg.Pool, runId: number, siteIds: readonly number
        order by site_id, n`,
       [runId, siteIds, FLIPS_LISTED],
     ),
-    pool.query<{ site_id: number; severity: Severity; kind: string; title: string }>(
+    pool.query<{ site_id: number; severity: AlertSeverity; kind: string; title: string }>(
       `select site_id, severity, kind, title from alerts where run_id = $1 and site_id = any($2::int[]) order by severity, kind`,
       [runId, siteIds],
     ),
@@ -292,8 +292,8 @@ async function siteEvents(pool: pg.Pool, runId: number, siteIds: readonly number
   return out;
 }
 
-const SEVERITY_ORDER: readonly Severity[] = ['critical', 'warning', 'info'];
-const worst = (alerts: readonly NightAlert[]): Severity | null => SEVERITY_ORDER.find((s) => alerts.some((a) => a.severity === s)) ?? null;
+const SEVERITY_ORDER: readonly AlertSeverity[] = ['critical', 'warning', 'info'];
+const worst = (alerts: readonly NightAlert[]): AlertSeverity | null => SEVERITY_ORDER.find((s) => alerts.some((a) => a.severity === s)) ?? null;
 
 /** A site's events of one night as lines, one per cause, in NIGHT_CAUSES order. Pure. */
 export function groupByCause(events: SiteNightEvents): CauseLine[] {

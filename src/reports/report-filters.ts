@@ -4,7 +4,7 @@
  * looks like good news.
  */
 import type pg from 'pg';
-import type { Severity } from './web-events.js';
+import type { AlertSeverity } from '../night/vocabulary.js';
 import type { SiteState } from './site-states.js';
 
 /**
@@ -31,7 +31,7 @@ export interface ReportFilters {
   search?: string | null;
   state?: SiteState | null;
   kind?: string | null;
-  severity?: Severity | null;
+  severity?: AlertSeverity | null;
   crawler?: string | null;
   blocks?: string | null;
 }

@@ -4,7 +4,7 @@
  * decides now. Default period: the last 7 nights before the latest (RECENT_DAYS).
  */
 import type pg from 'pg';
-import type { FlipRule } from '../db/schema.js';
+import type { FlipRule } from '../night/rows.js';
 import type { ReportColumn } from './format.js';
 import type { ReportSource } from './report-source.js';
 import { nightAtLeast } from './report-changes.js';

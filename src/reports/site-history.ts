@@ -8,7 +8,7 @@
  * changes (unique (site, run)), flips and alerts (their site indexes) of those runs only. So a
  * site's history costs the same with a year of nights for 100,000 sites as with one.
  */
-import type { FlipRule } from '../db/schema.js';
+import type { FlipRule } from '../night/rows.js';
 import type { Queryable } from './site-errors.js';
 import { nightPolicyOf } from './site-lookup.js';
 import { loadWaits } from '../db/run-waits.js';

@@ -8,24 +8,15 @@
  * nights it shows, not the year behind them.
  */
 import type pg from 'pg';
-import type { FlipRule } from '../db/schema.js';
+import type { FlipRule } from '../night/rows.js';
+import type { AlertSeverity } from '../night/vocabulary.js';
 import { semanticLines } from './night-events.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { ruleText } from './report-flips.js';
-import { ALERT_KINDS } from '../services/alerting/alert-rules.js';
 import { inPortfolio } from './report-filters.js';
 
 export const EVENT_TYPES = ['change', 'flip', 'alert'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-export const SEVERITIES = ['critical', 'warning', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-/** snapshot_changes.kinds (ChangeKind in src/services/site-night.ts). */
-export const CHANGE_KINDS = ['first_seen', 'raw', 'comments_only', 'rules', 'sitemaps', 'records', 'outcome', 'policy', 'fallback_started', 'fallback_ended'];
-/** verdict_flips.cause (FlipCause in src/services/site-night.ts). */
-export const FLIP_CAUSES = ['rules_changed', 'outcome_changed', 'fallback_started', 'fallback_ended'];
-/** alerts.kind: the pipeline's own list. */
-export { ALERT_KINDS };
 
 export interface EventCursor {
   at: Date;
@@ -43,7 +34,7 @@ export interface EventQuery {
    * At least this severe: an alert by its own severity, a change or a flip by the most severe
    * alert its site raised that night.
    */
-  severity: Severity | null;
+  severity: AlertSeverity | null;
   /** A flip's crawler token (any case); only flips match. */
   crawler: string | null;
   since: Date | null;
@@ -60,7 +51,7 @@ export interface SiteEvent {
   origin: string;
   /** The change's kinds, the flip's cause, the alert's kind. */
   kinds: string[];
-  severity: Severity | null;
+  severity: AlertSeverity | null;
   /** One line: the semantic diff, the flip, the alert's title. */
   summary: string;
   /** Flips: the URL and the crawler. */
@@ -84,7 +75,7 @@ interface EventRow {
   site_id: number;
   run_id: number;
   kinds: string[];
-  severity: Severity | null;
+  severity: AlertSeverity | null;
   outcome_from: string | null;
   outcome_to: string | null;
   policy_from: string | null;

@@ -2,7 +2,8 @@
 export * from './types.js';
 export { parseRobotsTxt, RobotsTxt, RobotsTxtBuilder, MAX_CACHED_AGENTS } from './parse.js';
 export type { CallerAgent, SelectedGroup } from './parse.js';
-export { lintRobotsTxt, GOOGLE_MAX_ROBOTS_BYTES } from './lint.js';
+export { lintAndParse, lintRobotsTxt, GOOGLE_MAX_ROBOTS_BYTES } from './lint.js';
+export type { LintedBody } from './lint.js';
 export type { LintOptions } from './lint.js';
 export { LINT_CODES } from './lint-codes.js';
 export type { LintCode, LintCodeInfo } from './lint-codes.js';

@@ -44,6 +44,22 @@ const QUOTE_CHARS = 60;
 
 /** Lints a robots.txt body; diagnostics are sorted by line (stable within a line). */
 export function lintRobotsTxt(body: string | Uint8Array, options: LintOptions = {}): Diagnostic[] {
+  return lintAndParse(body, options).diagnostics;
+}
+
+/** What one scan of a body gives: its findings, its parse and its star-rule gaps. */
+export interface LintedBody {
+  diagnostics: Diagnostic[];
+  /** The same parse as parseRobotsTxt's (built from the scan's events; test/unit/robots/parse.test.ts). */
+  parsed: RobotsTxt;
+  starRuleGaps: StarRuleGaps;
+}
+
+/**
+ * Lints a body and hands back the parse its scan built (the parser's handler seam) and the gaps
+ * it weighed, so that a caller that needs all three (a night's new body) scans the bytes once.
+ */
+export function lintAndParse(body: string | Uint8Array, options: LintOptions = {}): LintedBody {
   const maxBytes = options.maxBytes ?? GOOGLE_MAX_ROBOTS_BYTES;
   const bytes = toBytes(body);
   const builder = new RobotsTxtBuilder();
@@ -67,9 +83,10 @@ export function lintRobotsTxt(body: string | Uint8Array, options: LintOptions = 
     lineChecks(line, { html: htmlLine !== null, seenUserAgent, trivia: options.includeTrivia === true }, add);
     if (line.type === 'directive' && line.key === 'user-agent') seenUserAgent = true;
   }
-  groupChecks(robots, add, options.starRuleGaps);
+  const gaps = options.starRuleGaps ?? starRuleGaps(robots);
+  groupChecks(robots, add, gaps);
   if (options.portability === true) portabilityChecks(bytes, robots, add);
-  return out.sort((a, b) => a.line - b.line);
+  return { diagnostics: out.sort((a, b) => a.line - b.line), parsed: robots, starRuleGaps: gaps };
 }
 
 /** Crawlers named in one finding's message; the rest are counted. */
@@ -284,7 +301,7 @@ function ruleChecks(l: ScannedLine, ctx: LineContext, add: Add): void {
 export const MAX_CONFLICT_CHECK_RULES = 200_000;
 
 /** Group-level checks, on the merged rules of every agent (R-34), once per distinct rule set. */
-function groupChecks(robots: RobotsTxt, add: Add, gaps: StarRuleGaps | undefined): void {
+function groupChecks(robots: RobotsTxt, add: Add, gaps: StarRuleGaps): void {
   const reported = new Set<string>();
   const checked = new Set<readonly Rule[]>();
   let budget = MAX_CONFLICT_CHECK_RULES;
@@ -328,8 +345,8 @@ function groupChecks(robots: RobotsTxt, add: Add, gaps: StarRuleGaps | undefined
 }
 
 /** R-40, T26: a named group replaces `*` for its crawlers; report what `*` blocks and it does not. */
-function starGapChecks(robots: RobotsTxt, add: Add, found: StarRuleGaps | undefined): void {
-  const { gaps, complete } = found ?? starRuleGaps(robots);
+function starGapChecks(robots: RobotsTxt, add: Add, found: StarRuleGaps): void {
+  const { gaps, complete } = found;
   const crawlers = new Map<readonly string[], string>();
   for (const gap of gaps) {
     // The gaps of one group share their tokens: name them once.

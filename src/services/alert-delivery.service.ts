@@ -14,7 +14,7 @@ import type { DeliveryResult, DeliverWebhookInput } from '../http/deliver-webhoo
 import type { Logger } from '../log/logger.js';
 import { parseMailto } from '../mail/mailto.js';
 import type { OutgoingMail } from '../mail/smtp-sender.js';
-import type { AlertDraft } from './alerting/alert-rules.js';
+import type { AlertDraft } from '../night/alerts.js';
 import { alertMail, digestMail } from './alerting/mail-message.js';
 import {
   alertWebhookPayload,

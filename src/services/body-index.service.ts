@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { loadCatalogueTokens, storeBodyIndexes } from '../db/night-store.js';
 import { parseRobotsTxt } from '../robots/index.js';
-import { indexBody } from './body-index.js';
+import { indexBody } from '../night/body-index.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** Bodies parsed per round trip. */

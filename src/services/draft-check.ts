@@ -25,9 +25,11 @@ import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { Diagnostic } from '../robots/types.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import type { CrawlerCategory } from '../crawlers/index.js';
+import { policyTransitions } from './night/transitions.js';
 import { alertsForSiteNight, CRITICAL_DISALLOW_ALL_TOKENS } from './alerting/alert-rules.js';
-import type { AgentFamily, AlertDetails, AlertKind, AlertSeverity, FlipRule, SiteNightChange, VerdictFlip } from './alerting/alert-rules.js';
-import { SEVERITIES } from './alerting/severities.js';
+import type { AgentFamily, AlertKind, AlertSeverity } from '../night/vocabulary.js';
+import type { AlertDetails, CitedRule, SiteNightChange, VerdictFlip } from '../night/alerts.js';
+import { SEVERITIES } from '../night/vocabulary.js';
 import { policyEvaluator } from './policy-evaluator.js';
 import type { PolicyEvaluator, PolicyVerdict } from './policy-evaluator.js';
 
@@ -87,8 +89,8 @@ export interface DraftFlip {
   before: boolean;
   after: boolean;
   /** The deciding line in force now (in the current file) and in the draft; null when no rule decides. */
-  ruleBefore: FlipRule | null;
-  ruleAfter: FlipRule | null;
+  ruleBefore: CitedRule | null;
+  ruleAfter: CitedRule | null;
   /** The nightly alert that would list this flip; null for families that raise none of their own. */
   alert: { kind: AlertKind; severity: AlertSeverity } | null;
 }
@@ -259,13 +261,14 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     fallbackEnded: current.policyReason === 'D-3',
     starGapsOpened,
   };
+  const transitions = policyTransitions(change);
   // The alert that lists each flip depends on its family, its direction and the night's policy
   // change only: asked once per combination, with that flip alone and no text change.
   const alertOfFlip = new Map<string, DraftFlip['alert']>();
   const flipOnly = (flip: VerdictFlip): DraftFlip['alert'] => {
     const key = `${flip.agentFamily}\n${flip.from}\n${flip.to}`;
     if (!alertOfFlip.has(key)) {
-      const alone = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin: input.origin, change: { ...change, kinds: [], rulesDiff: null, starGapsOpened: [] }, flips: [flip] });
+      const alone = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin: input.origin, change: { ...change, kinds: [], rulesDiff: null, starGapsOpened: [] }, transitions, flips: [flip] });
       const lister = alone.find((a) => a.details.flips?.some((f) => f.url === flip.url && f.agent === flip.agent));
       alertOfFlip.set(key, lister ? { kind: lister.kind, severity: lister.severity } : null);
     }
@@ -285,7 +288,7 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     alert: flipOnly(flip),
   }));
 
-  const alerts: DraftAlert[] = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin: input.origin, change, flips: changed.map((c) => c.flip) }).map((a) => {
+  const alerts: DraftAlert[] = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin: input.origin, change, transitions, flips: changed.map((c) => c.flip) }).map((a) => {
     const aboutAccess = isAccessAlert(a.details);
     return {
       kind: a.kind,
@@ -347,8 +350,8 @@ export interface FlipGroup {
   isRoot: boolean;
   before: boolean;
   after: boolean;
-  ruleBefore: FlipRule | null;
-  ruleAfter: FlipRule | null;
+  ruleBefore: CitedRule | null;
+  ruleAfter: CitedRule | null;
   alert: DraftFlip['alert'];
   crawlers: { token: string; category: CrawlerCategory | null; family: AgentFamily; tracked: boolean }[];
 }

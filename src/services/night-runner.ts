@@ -20,13 +20,16 @@ import type { HostLock } from '../queues/host-lock.js';
 import type { FailedAttemptRow, RunClock, SiteContext } from '../db/night-store.js';
 import { loadBody, loadBodyBySha, loadCatalogueTokens, loadReplayContext, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../db/night-store.js';
 import { isTransientDbError } from '../db/db-errors.js';
-import { answerOf, computeSiteNight, storedFullSize } from './site-night.js';
+import { computeSiteNight } from './site-night.js';
+import { answerOf } from './night/answer.js';
+import { storedFullSize } from './night/rows.js';
 import { MAX_ERROR_MESSAGE_CHARS, clampInt4, clampText } from '../db/column-limits.js';
-import type { NightLoaders, PreviousNight, SiteNight } from './site-night.js';
+import type { NightLoaders, PreviousNight } from '../night/input.js';
+import type { SiteNight } from '../night/rows.js';
 import type { NightWriter } from './night-writer.js';
 import { StaleNightError } from './night-writer.js';
 import type { FlappingOptions } from '../policy/flapping.js';
-import { sha256Of } from '../db/bodies.repo.js';
+import { sha256Of } from '../night/keys.js';
 
 /** Thrown by a site job to retry its fetch after the schedule's delay (R-13, R-15). */
 export class FetchRetryError extends Error {
@@ -119,10 +122,10 @@ export function createNightRunner(deps: NightRunnerDeps) {
   }
 
   /** Computes and stores the night of a site's final attempt; computed again if its state moved on. */
-  async function storeNight(run: RunClock, context: SiteContext, result: FetchResult, attempt: number, confirm: FetchResult | null): Promise<SiteOutcome> {
+  async function storeNight(run: RunClock, context: SiteContext, result: FetchResult, attempt: number, confirm: FetchResult | null, resultSha256: Buffer | null = null): Promise<SiteOutcome> {
     let ctx = context;
     for (let tries = 1; ; tries++) {
-      const night = await computeNightOf(deps.pool, loaders, run, ctx, result, attempt, await catalogueTokens(), { confirm, flapping: deps.flapping });
+      const night = await computeNightOf(deps.pool, loaders, run, ctx, result, attempt, await catalogueTokens(), { confirm, resultSha256, flapping: deps.flapping });
       try {
         const { stored } = await deps.writer.submitNight(night);
         return stored ? { kind: 'stored', outcome: result.outcome } : { kind: 'already-stored' };
@@ -158,12 +161,15 @@ export function createNightRunner(deps: NightRunnerDeps) {
     if (!(await lockHost(host, options.holder, options.signal))) return { kind: 'handed-over', delayMs: 0, why: 'deadline' };
     let result: FetchResult;
     let confirm: FetchResult | null = null;
+    let resultSha256: Buffer | null = null;
     try {
       result = await deps.fetchRobotsTxt(ctx.origin, options.signal);
+      // Hashed here once; the night goes on with this hash.
+      resultSha256 = result.outcome === 'ok' && result.body ? sha256Of(result.body) : null;
       // Confirm a change before it counts: a body other than the version in force is fetched once
       // more, on a new connection (the fetcher closes each one), after a short delay. A night that
       // brings the version in force pays nothing more than the hash it is compared by.
-      if (changedBody(result, ctx.state) && isLatest(run, ctx.state) && !options.signal?.aborted) {
+      if (changedBody(resultSha256, ctx.state) && isLatest(run, ctx.state) && !options.signal?.aborted) {
         await delay(deps.confirmDelayMs, options.signal);
         if (!options.signal?.aborted) confirm = await deps.fetchRobotsTxt(ctx.origin, options.signal);
       }
@@ -181,7 +187,7 @@ export function createNightRunner(deps: NightRunnerDeps) {
       await deps.writer.submitAttempt(failedAttemptRow(run.id, ctx, attempt, result, retry));
       return { kind: 'retry', until: retry.until, outcome: result.outcome, attempt };
     }
-    return storeNight(run, ctx, result, attempt, confirm);
+    return storeNight(run, ctx, result, attempt, confirm, resultSha256);
   }
 
   /** The nights of a batch of sites of one run; sites that need more time are handed over. */
@@ -290,9 +296,8 @@ function nightLoaders(pool: pg.Pool): NightLoaders {
 }
 
 /** A body that is not the site's version in force (its last good one): the change to confirm. */
-function changedBody(result: FetchResult, state: PreviousNight | null): boolean {
-  if (result.outcome !== 'ok' || !result.body || !state?.lastGood) return false;
-  return !state.lastGood.sha256.equals(sha256Of(result.body));
+function changedBody(sha256: Buffer | null, state: PreviousNight | null): boolean {
+  return sha256 !== null && state?.lastGood != null && !state.lastGood.sha256.equals(sha256);
 }
 
 /** Waits `ms`, or less when `signal` aborts. */
@@ -323,7 +328,7 @@ async function computeNightOf(
   result: FetchResult,
   attempt: number,
   catalogueTokens: string[],
-  extra: { confirm: FetchResult | null; flapping?: FlappingOptions } = { confirm: null },
+  extra: { confirm: FetchResult | null; resultSha256?: Buffer | null; flapping?: FlappingOptions } = { confirm: null },
 ): Promise<SiteNight> {
   const replay = isLatest(run, ctx.state) ? { previous: ctx.state, nextNight: null } : await loadReplayContext(pool, ctx.siteId, run);
   return computeSiteNight(
@@ -333,6 +338,7 @@ async function computeNightOf(
       runId: run.id,
       runAt: run.runAt,
       result,
+      resultSha256: extra.resultSha256 ?? null,
       attempt,
       previous: replay.previous,
       targets: ctx.targets,

@@ -12,7 +12,7 @@ import type pg from 'pg';
 import type { FailedAttemptRow, StoreResult } from '../db/night-store.js';
 import { nightKey, storeNights } from '../db/night-store.js';
 import { isTransientDbError } from '../db/db-errors.js';
-import type { SiteNight } from './site-night.js';
+import type { SiteNight } from '../night/rows.js';
 import type { PipelineRecorder } from '../metrics/pipeline-metrics.js';
 
 export class StaleNightError extends Error {

@@ -7,7 +7,7 @@
 import type { PolicyKind } from '../policy/index.js';
 import { explainAsCrawler, parseRobotsTxt, ParserVerdictReader } from '../robots/index.js';
 import type { ParserVerdict, RobotsTxt } from '../robots/index.js';
-import type { FlipRule } from '../db/schema.js';
+import type { FlipRule } from '../night/rows.js';
 
 export interface PolicyVerdict {
   allowed: boolean;

@@ -18,7 +18,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { siteDraftBaseline } from '../reports/site-draft-baseline.js';
 import { findSite } from '../reports/web-site.js';
-import { SEVERITIES } from '../services/alerting/severities.js';
+import { SEVERITIES } from '../night/vocabulary.js';
 import { MAX_DRAFT_BYTES } from './draft-result.js';
 import { parseParams } from './query-params.js';
 import type { PageContext } from './routes.js';

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { parseSince, ReportInputError } from '../reports/index.js';
 import { OVERVIEW_SORTS, SITE_STATES } from '../reports/web-overview.js';
-import { EVENT_TYPES, SEVERITIES } from '../reports/web-events.js';
+import { EVENT_TYPES } from '../reports/web-events.js';
+import { SEVERITIES } from '../night/vocabulary.js';
 import type { EventCursor } from '../reports/web-events.js';
 import { AI_CATEGORIES } from '../reports/web-ai-matrix.js';
 import { DELIVERY_STATUSES } from '../reports/web-runs.js';

@@ -13,7 +13,8 @@ import { decidingText, groupText, policyWhy } from '../reports/site-explain.form
 import { SiteReportError } from '../reports/site-errors.js';
 import { AI_CATEGORIES, aiMatrix, UnknownCrawler } from '../reports/web-ai-matrix.js';
 import { chartSeries } from '../reports/web-charts.js';
-import { ALERT_KINDS, CHANGE_KINDS, EVENT_TYPES, FLIP_CAUSES, eventsPage, flipCrawlers } from '../reports/web-events.js';
+import { EVENT_TYPES, eventsPage, flipCrawlers } from '../reports/web-events.js';
+import { ALERT_KINDS, CHANGE_KINDS, FLIP_CAUSES } from '../night/vocabulary.js';
 import { nightEvents } from '../reports/night-events.js';
 import { overviewPage } from '../reports/web-overview.js';
 import { pageSize } from '../reports/web-paging.js';

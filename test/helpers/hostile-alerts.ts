@@ -6,16 +6,16 @@
  */
 import { diffRobotsTxt } from '../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../src/robots/index.js';
-import { alertsForSiteNight } from '../../src/services/alerting/alert-rules.js';
-import type { AlertDraft, AlertFlip, SiteNightInput } from '../../src/services/alerting/alert-rules.js';
+import type {AlertDraft, AlertFlip } from '../../src/night/alerts.js';
 import { manyAgentGroups, manyRecords, manySitemaps } from './hostile-bodies.js';
+import { alertsOfNight, type NightWithoutTransitions } from './night-alerts.js';
 
 export const HOSTILE_ORIGIN = 'https://www.example.com';
 
 /** The alerts of a night from `before` to `after`, as the pipeline raises them. */
 export function alertsOfChange(before: Uint8Array, after: Uint8Array, origin = HOSTILE_ORIGIN): AlertDraft[] {
   const rulesDiff = diffRobotsTxt(parseRobotsTxt(before), parseRobotsTxt(after), { before, after });
-  const input: SiteNightInput = {
+  const input: NightWithoutTransitions = {
     runId: 'run-26',
     siteId: '26',
     origin,
@@ -32,7 +32,7 @@ export function alertsOfChange(before: Uint8Array, after: Uint8Array, origin = H
     },
     flips: [],
   };
-  return alertsForSiteNight(input);
+  return alertsOfNight(input);
 }
 
 /** Characters a browser and a terminal would not show: each becomes a marker in a mail. */

@@ -20,7 +20,7 @@ import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
 import type { AlertChannel, ChannelSelector, ChannelSeverity } from '../../db/channels.repo.js';
 import { createChannelsRepo } from '../../db/channels.repo.js';
-import { ALERT_SEVERITIES } from '../../db/schema.js';
+import { SEVERITIES } from '../../night/vocabulary.js';
 import type { DeliveryResult } from '../../http/deliver-webhook.js';
 import { deliverWebhook } from '../../http/deliver-webhook.js';
 import { createFetchDispatcher } from '../../http/fetch-dispatcher.js';
@@ -173,7 +173,7 @@ export const registerAlertsCommand: CommandRegistrar = (program: Command, io: Cl
     .option('--slack', 'a Slack incoming webhook (unsigned: its URL is the secret)')
     .option('--secret <secret>', 'sign deliveries with this Standard Webhooks secret (whsec_<base64>, or any string)')
     .option('--no-secret', 'stop signing: remove the stored secret')
-    .addOption(new Option('--min-severity <severity>', 'least severe alert sent (default: warning)').choices(ALERT_SEVERITIES))
+    .addOption(new Option('--min-severity <severity>', 'least severe alert sent (default: warning)').choices(SEVERITIES))
     .option('--digest', 'one message per run instead of one per alert')
     .option('--no-digest', 'one message per alert (the default)')
     .addOption(databaseUrlOption())

@@ -27,8 +27,8 @@ import { lintRobotsTxt } from '../../robots/index.js';
 import type { Diagnostic } from '../../robots/index.js';
 import { InvalidUrlError, normalizeOrigin } from '../../robots/origin.js';
 import { failedNightResult, storeSingleNight } from '../../services/night-runner.js';
-import type { SnapshotSummary } from '../../services/snapshot-summary.js';
-import { summarizeBody } from '../../services/snapshot-summary.js';
+import type { SnapshotSummary } from '../../night/body-summary.js';
+import { summarizeBody } from '../../night/body-summary.js';
 import { formatDiagnostic } from './lint.command.js';
 import { POLICY_REASON_TEXT } from '../../reports/site-text.js';
 

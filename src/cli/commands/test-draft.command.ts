@@ -31,8 +31,8 @@ import { baselineAgent, siteDraftBaseline } from '../../reports/site-draft-basel
 import { SiteReportError } from '../../reports/site-errors.js';
 import { findSite } from '../../reports/site-lookup.js';
 import { InvalidUrlError, normalizeOrigin, resolveSiteUrl } from '../../robots/origin.js';
-import type { AlertSeverity } from '../../services/alerting/alert-rules.js';
-import { SEVERITIES } from '../../services/alerting/severities.js';
+import type { AlertSeverity } from '../../night/vocabulary.js';
+import { SEVERITIES } from '../../night/vocabulary.js';
 import type { CurrentRobots, DraftAgent, DraftTarget } from '../../services/draft-check.js';
 
 export const DRAFT_FORMATS = ['table', 'json', 'github'] as const;

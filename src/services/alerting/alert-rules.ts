@@ -57,12 +57,12 @@
  *   its change.
  */
 import { createHash } from 'node:crypto';
-import type { FetchOutcome, PolicyKind, PolicyReason } from '../../policy/index.js';
-import type { RobotsChangeKind, RobotsDiff } from '../../robots/diff.js';
+import type { FetchOutcome } from '../../policy/index.js';
+import type { RobotsDiff } from '../../robots/diff.js';
 import { describeRobotsDiff } from '../../robots/diff.js';
-import type { RuleKind } from '../../robots/types.js';
-import type { StarRuleGap } from '../../robots/star-rule-gaps.js';
-import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../../http/challenge.js';
+import { CHALLENGE_VENDOR_NAMES } from '../../http/challenge.js';
+import type { AlertDetails, AlertDraft, NightForAlerts, PolicyTransitions, RotationVersion, VerdictFlip } from '../../night/alerts.js';
+import type { AlertKind, AlertSeverity } from '../../night/vocabulary.js';
 import { boundAlertDetails, boundTitle, clipText, listedAtMost, namesAtMost } from './alert-bounds.js';
 import {
   MAX_AGENTS_PER_ALERT,
@@ -72,32 +72,6 @@ import {
   MAX_RECORD_VALUES_PER_LINE,
   MAX_SITEMAPS_PER_ALERT,
 } from './size-limits.js';
-
-export type AlertSeverity = 'critical' | 'warning' | 'info';
-
-export const ALERT_KINDS = [
-  'site_unreachable',
-  'night_failed',
-  'disallow_all_added',
-  'search_url_disallowed',
-  'rules_changed',
-  'ai_access_changed',
-  'star_rules_bypassed',
-  'allow_all_4xx',
-  'search_url_allowed',
-  'site_recovered',
-  'fallback_started',
-  'fallback_ended',
-  'sitemaps_changed',
-  'records_changed',
-  'comments_only',
-  'challenge_started',
-  'challenge_ended',
-  'flapping_started',
-  'flapping_settled',
-] as const;
-
-export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface AlertRule {
   kind: AlertKind;
@@ -247,178 +221,6 @@ function recordsShown(diff: RobotsDiff): RobotsDiff {
   return { ...diff, records: diff.records.map((r) => ({ ...r, before: values(r.before), after: values(r.after) })) };
 }
 
-/** Families of `user-agents.json`. */
-export type AgentFamily = 'search' | 'ai' | 'seo' | 'social' | 'other';
-
-export interface FlipRule {
-  kind: RuleKind;
-  /** The rule as written. */
-  value: string;
-  line: number;
-}
-
-/** One verdict of a tracked URL for a tracked agent that differs from the previous night. */
-export interface VerdictFlip {
-  url: string;
-  /** The agent as configured (display form, e.g. `Googlebot`). */
-  agent: string;
-  agentFamily: AgentFamily;
-  /** True for the site root `/`, the verdict that stands for the whole site. */
-  isRoot: boolean;
-  /** Previous verdict (true: allowed); null when the URL had none. */
-  from: boolean | null;
-  to: boolean;
-  /** Why it flipped (e.g. `rules`, `policy`), as the verdict-flip computation labels it. */
-  cause: string;
-  ruleBefore: FlipRule | null;
-  ruleAfter: FlipRule | null;
-}
-
-export interface SiteNightChange {
-  /** Change kinds of the robots.txt body against the previous one; empty when no body was fetched. */
-  kinds: readonly RobotsChangeKind[];
-  rulesDiff: RobotsDiff | null;
-  /** Null on the first night of a site. */
-  outcomeFrom: FetchOutcome | null;
-  outcomeTo: FetchOutcome;
-  /** Null on the first night of a site. */
-  policyFrom: PolicyKind | null;
-  policyTo: PolicyKind;
-  policyReasonTo: PolicyReason;
-  /** D-3: the 30-day fallback came into force tonight. */
-  fallbackStarted: boolean;
-  /** D-3: the fallback stopped applying tonight. */
-  fallbackEnded: boolean;
-  /** `*` Disallow paths a named crawler's group leaves open tonight that it did not before (R-40). */
-  starGapsOpened?: readonly StarRuleGap[];
-}
-
-/** Bot challenges (src/http/challenge.ts) starting or ending tonight. */
-export interface ChallengeChange {
-  started: boolean;
-  ended: boolean;
-  /** When the run of challenges that ends tonight began. */
-  since: Date | null;
-  vendor: ChallengeVendor | null;
-  signal: string | null;
-  status: number | null;
-  /** The User-Agent the auditor sends: what to let through. */
-  userAgent: string | null;
-}
-
-/** A version of the file in rotation: its hash (hex) and the first night it was served in the window. */
-export interface RotationVersion {
-  sha256: string;
-  firstSeen: string;
-}
-
-/** A tracked URL x agent whose verdict differs between the versions in rotation. */
-export interface RotationDifference {
-  url: string;
-  agent: string;
-  agentFamily: AgentFamily;
-  isRoot: boolean;
-  /** Verdict under each version, by hash (hex). */
-  allowedBy: Record<string, boolean>;
-}
-
-/** Flapping tonight (src/policy/flapping.ts). */
-export interface FlappingChange {
-  /** The night belongs to a flapping spell: per-night change alerts are quiet. */
-  flapping: boolean;
-  event: 'none' | 'started' | 'continues' | 'settled';
-  cause: 'returned' | 'disagreed' | null;
-  versions: RotationVersion[];
-  differences: RotationDifference[];
-  /** The versions' rules differ for some crawler (false: only comments or layout rotate). */
-  rulesDiffer: boolean;
-  /** The version that stayed (settled). */
-  stayed: RotationVersion | null;
-  since: string | null;
-}
-
-export interface SiteNightInput {
-  runId: string;
-  siteId: string | number;
-  origin: string;
-  change: SiteNightChange;
-  flips: readonly VerdictFlip[];
-  challenge?: ChallengeChange;
-  flapping?: FlappingChange;
-}
-
-export interface AlertFlip {
-  url: string;
-  agent: string;
-  agentFamily: AgentFamily;
-  isRoot: boolean;
-  from: boolean | null;
-  to: boolean;
-  cause: string;
-  ruleBefore: FlipRule | null;
-  ruleAfter: FlipRule | null;
-}
-
-/**
- * JSON-ready details; which fields are set depends on the kind. Every list is bounded
- * (size-limits.ts): a list of strings cut at its limit ends with `… and N more <what>`, a list of
- * objects has its count of all beside (`flipsTotal`); every string is at most
- * MAX_DETAIL_TEXT_CHARS, and the whole at most MAX_ALERT_DETAILS_BYTES.
- */
-export interface AlertDetails {
-  /** Flips listed by this alert (at most `MAX_FLIPS_PER_ALERT`). */
-  flips?: AlertFlip[];
-  /** How many flips there were in all. */
-  flipsTotal?: number;
-  /** `disallow_all_added`: the user-agent values as written (at most `MAX_AGENTS_PER_ALERT`). */
-  agents?: string[];
-  /** The semantic diff as lines (`describeRobotsDiff`; at most `MAX_DIFF_LINES_PER_ALERT`, each cut to `MAX_DIFF_LINE_CHARS`). */
-  diffLines?: string[];
-  /** Agents whose group appeared, and went (at most `MAX_AGENTS_PER_ALERT` each). */
-  agentsAdded?: string[];
-  agentsRemoved?: string[];
-  /** Sitemap URLs that appeared, and went (at most `MAX_SITEMAPS_PER_ALERT` each). */
-  sitemapsAdded?: string[];
-  sitemapsRemoved?: string[];
-  policy?: {
-    from: PolicyKind | null;
-    to: PolicyKind;
-    reason: PolicyReason;
-    outcomeFrom: FetchOutcome | null;
-    outcomeTo: FetchOutcome;
-  };
-  /** `star_rules_bypassed`: the `*` Disallow paths newly left open, and by which crawlers' group. */
-  gaps?: { crawlers: string[]; path: string; starLine: number; groupLine: number }[];
-  gapsTotal?: number;
-  /** `flapping_started` / `flapping_settled`. */
-  flapping?: {
-    cause: FlappingChange['cause'];
-    versions: RotationVersion[];
-    differences?: RotationDifference[];
-    differencesTotal?: number;
-    stayed?: RotationVersion | null;
-    since: string | null;
-  };
-  /** `challenge_started` / `challenge_ended`: who answered, how we knew, what to let through. */
-  challenge?: { vendor: ChallengeVendor | null; signal: string | null; status: number | null; userAgent: string | null; since: string | null; action?: string };
-  /**
-   * Set when the details passed MAX_ALERT_DETAILS_BYTES and their longest lists were cut further
-   * than their own limits (alert-bounds.ts); their counts still say how many there were.
-   */
-  truncated?: boolean;
-}
-
-export interface AlertDraft {
-  dedupeKey: string;
-  severity: AlertSeverity;
-  kind: AlertKind;
-  title: string;
-  runId: string;
-  siteId: string;
-  origin: string;
-  details: AlertDetails;
-}
-
 /** Deterministic key of the alert of one kind for one site in one run; safe as a job id (no `:`, not all digits). */
 export function alertDedupeKey(runId: string, siteId: string | number, kind: AlertKind): string {
   const hash = createHash('sha256').update(JSON.stringify([runId, String(siteId), kind])).digest('hex');
@@ -462,199 +264,270 @@ function flipDetails(flips: readonly VerdictFlip[]): Pick<AlertDetails, 'flips' 
 
 const distinct = (values: readonly string[]) => [...new Set(values)];
 
-/** The alerts of one site for one run, most severe first (the order of `ALERT_RULES`). */
-export function alertsForSiteNight(input: SiteNightInput): AlertDraft[] {
-  const { runId, origin, change } = input;
-  const siteId = String(input.siteId);
-  const out: AlertDraft[] = [];
-  // Every alert within its limits, whatever its kind put in it (size-limits.ts).
-  const add = (kind: AlertKind, title: string, details: AlertDetails, severity: AlertSeverity = SEVERITY_OF[kind]) =>
-    out.push({ dedupeKey: alertDedupeKey(runId, siteId, kind), severity, kind, title: boundTitle(title), runId, siteId, origin, details: boundAlertDetails(details) });
+/** What a rule finds on a night: the alert's title and details, and its severity when it is not the kind's own. */
+interface Detected {
+  title: string;
+  details: AlertDetails;
+  severity?: AlertSeverity;
+}
 
-  const firstNight = change.policyFrom === null;
-  const policy: AlertDetails['policy'] = {
-    from: change.policyFrom,
-    to: change.policyTo,
-    reason: change.policyReasonTo,
-    outcomeFrom: change.outcomeFrom,
-    outcomeTo: change.outcomeTo,
-  };
-  const flips = firstNight ? [] : input.flips.filter((f) => f.from !== null && f.from !== f.to);
-  const policyChanged = change.policyFrom !== change.policyTo;
+/**
+ * The night as the rules read it: what it computed, with the flips that count (none on a first
+ * night, only those with a previous verdict that changed), the diff (none on a first night), the
+ * policy move, and which transition alert lists the night's flips (the first one raised).
+ */
+interface RuleContext extends NightForAlerts {
+  flips: readonly VerdictFlip[];
+  diff: RobotsDiff | null;
+  policy: NonNullable<AlertDetails['policy']>;
+  transition: boolean;
+  flipsOwner: AlertKind | null;
+}
 
-  // Policy transitions (the flips of such a night are theirs).
-  const unreachable =
-    change.policyTo === 'disallow_all' && change.policyFrom !== 'disallow_all' && (change.policyReasonTo === 'R-13' || change.policyReasonTo === 'R-15');
-  const allowAll4xx =
-    !firstNight &&
-    policyChanged &&
-    change.policyTo === 'allow_all' &&
-    (change.policyReasonTo === 'R-12' || change.policyReasonTo === 'D-4' || change.policyReasonTo === 'R-11');
-  // 5xx -> 4xx is reported as allow_all_4xx alone.
-  const recovered =
-    !firstNight && change.policyFrom === 'disallow_all' && change.policyTo !== 'disallow_all' && !allowAll4xx && !change.fallbackStarted;
-  const fallbackStarted = !firstNight && change.fallbackStarted;
-  const fallbackEnded = !firstNight && change.fallbackEnded;
-  const transition = unreachable || allowAll4xx || recovered || fallbackStarted || fallbackEnded;
-  // The night's flips go to the first transition alert raised, once.
-  let flipsClaimed = false;
-  const transitionFlips = (): Pick<AlertDetails, 'flips' | 'flipsTotal'> => {
-    if (flipsClaimed || flips.length === 0) return {};
-    flipsClaimed = true;
-    return flipDetails(flips);
-  };
+/** An alert rule: its kind, and what it finds on a night (null: nothing to raise). */
+export interface AlertDetector {
+  kind: AlertKind;
+  detect(night: RuleContext): Detected | null;
+}
 
-  // Once per streak of failed nights, as site_unreachable is once per outage.
-  if (change.outcomeTo === 'night_failed' && change.outcomeFrom !== 'night_failed') {
-    add('night_failed', `${origin} could not be audited tonight: its night failed and was not stored`, { policy });
-  }
-  if (unreachable) {
-    add('site_unreachable', `robots.txt unreachable on ${origin} (${outcomeLabel(change.outcomeTo)}): crawlers must not crawl anything`, {
-      policy,
-      ...transitionFlips(),
-    });
-  }
+/** The transition alerts, in the order they are raised; the first one raised lists the night's flips. */
+const TRANSITION_KINDS = [
+  ['site_unreachable', 'unreachable'],
+  ['allow_all_4xx', 'allowAll4xx'],
+  ['site_recovered', 'recovered'],
+  ['fallback_started', 'fallbackStarted'],
+  ['fallback_ended', 'fallbackEnded'],
+] as const satisfies readonly (readonly [AlertKind, keyof PolicyTransitions])[];
 
-  const diff = firstNight ? null : change.rulesDiff;
-  const disallowAll = (diff?.agents ?? []).filter((a) => a.disallowAllAdded && CRITICAL_DISALLOW_ALL_TOKENS.includes(a.token));
-  if (disallowAll.length > 0) {
-    const agents = distinct(disallowAll.flatMap((a) => a.userAgents));
-    add('disallow_all_added', `Disallow: / added for ${namesAtMost(agents)} on ${origin}`, {
-      agents: listedAtMost(agents, MAX_AGENTS_PER_ALERT, 'user-agents'),
-      diffLines: diffLinesOf(describeRobotsDiff(diff!, ['rules'])),
-    });
-  }
+const transitionDetails = (night: RuleContext, kind: AlertKind): AlertDetails => ({
+  policy: night.policy,
+  ...(night.flipsOwner === kind && night.flips.length > 0 ? flipDetails(night.flips) : {}),
+});
 
-  const searchBlocked = transition ? [] : flips.filter((f) => f.agentFamily === 'search' && f.from === true && !f.to);
-  if (searchBlocked.length > 0) {
-    const urls = new Set(searchBlocked.map((f) => f.url)).size;
-    add('search_url_disallowed', `${plural(urls, 'tracked URL')} now disallowed for search crawlers on ${origin}`, flipDetails(searchBlocked));
-  }
+const flipsOf = (night: RuleContext, keep: (f: VerdictFlip) => boolean) => (night.transition ? [] : night.flips.filter(keep));
 
-  if (diff && change.kinds.includes('rules')) {
-    const changed = diff.agents.length + (diff.agentsNotListed ?? 0);
-    add('rules_changed', `robots.txt rules changed on ${origin}: ${plural(changed, 'user-agent')} affected`, {
-      diffLines: diffLinesOf(describeRobotsDiff(diff, ['rules'])),
-      agentsAdded: listedAtMost(diff.agentsAdded, MAX_AGENTS_PER_ALERT, 'user-agents'),
-      agentsRemoved: listedAtMost(diff.agentsRemoved, MAX_AGENTS_PER_ALERT, 'user-agents'),
-    });
-  }
+const urlsIn = (flips: readonly VerdictFlip[]) => new Set(flips.map((f) => f.url)).size;
 
-  const gaps = firstNight ? [] : (change.starGapsOpened ?? []);
-  if (gaps.length > 0) {
-    const crawlers = distinct(gaps.flatMap((g) => g.tokens));
-    add('star_rules_bypassed', `${plural(gaps.length, 'path')} disallowed for * now open to ${namesAtMost(crawlers)} on ${origin} (their own group does not repeat them)`, {
-      gaps: gaps.slice(0, MAX_FLIPS_PER_ALERT).map((g) => ({
-        crawlers: listedAtMost(g.tokens, MAX_AGENTS_PER_ALERT, 'user-agents'),
-        path: g.path,
-        starLine: g.starLine,
-        groupLine: g.groupLine,
-      })),
-      gapsTotal: gaps.length,
-    });
-  }
-
-  const ai = transition ? [] : flips.filter((f) => f.agentFamily === 'ai');
-  if (ai.length > 0) {
-    const blocked = ai.filter((f) => !f.to).length;
-    const unblocked = ai.length - blocked;
-    add('ai_access_changed', `AI crawler access changed on ${origin}: ${blocked} newly blocked, ${unblocked} unblocked`, flipDetails(ai));
-  }
-
-  if (allowAll4xx) {
-    add('allow_all_4xx', `robots.txt answers ${outcomeLabel(change.outcomeTo)} on ${origin}: everything may be crawled`, {
-      policy,
-      ...transitionFlips(),
-    });
-  }
-
-  const searchAllowed = transition ? [] : flips.filter((f) => f.agentFamily === 'search' && f.from === false && f.to);
-  if (searchAllowed.length > 0) {
-    const urls = new Set(searchAllowed.map((f) => f.url)).size;
-    add('search_url_allowed', `${plural(urls, 'tracked URL')} now allowed for search crawlers on ${origin}`, flipDetails(searchAllowed));
-  }
-
-  if (recovered) {
-    add('site_recovered', `robots.txt reachable again on ${origin} (${outcomeLabel(change.outcomeTo)})`, { policy, ...transitionFlips() });
-  }
-  if (fallbackStarted) {
-    const what = change.policyTo === 'rules' ? 'the last good copy applies' : 'no good copy: everything may be crawled';
-    add('fallback_started', `robots.txt unreachable for more than 30 days on ${origin}: ${what}`, { policy, ...transitionFlips() });
-  }
-  if (fallbackEnded) {
-    add('fallback_ended', `30-day fallback over on ${origin} (${outcomeLabel(change.outcomeTo)})`, { policy, ...transitionFlips() });
-  }
-
-  if (diff && change.kinds.includes('sitemaps')) {
-    const n = diff.sitemapsAdded.length + diff.sitemapsRemoved.length;
-    add('sitemaps_changed', `${plural(n, 'sitemap')} changed on ${origin}`, {
-      sitemapsAdded: listedAtMost(diff.sitemapsAdded, MAX_SITEMAPS_PER_ALERT, 'sitemaps'),
-      sitemapsRemoved: listedAtMost(diff.sitemapsRemoved, MAX_SITEMAPS_PER_ALERT, 'sitemaps'),
-    });
-  }
-  if (diff && change.kinds.includes('records')) {
-    // Each key once: 15,000 groups with a crawl-delay are one key to name.
-    add('records_changed', `robots.txt directives changed on ${origin}: ${namesAtMost(distinct(diff.records.map((r) => r.key)))}`, {
-      diffLines: diffLinesOf(describeRobotsDiff(recordsShown(diff), ['records'], Infinity)),
-    });
-  }
-  if (!firstNight && change.kinds.includes('comments_only')) {
-    add('comments_only', `robots.txt comments or layout changed on ${origin} (no rule changed)`, {});
-  }
-
-  const challenge = input.challenge;
-  if (challenge?.started) {
-    const who = challenge.vendor ? CHALLENGE_VENDOR_NAMES[challenge.vendor] : 'bot protection';
-    const ua = challenge.userAgent ?? 'the auditor';
-    add('challenge_started', `${who} challenges the auditor on ${origin}: robots.txt unverified, the last known policy stands`, {
-      challenge: {
-        vendor: challenge.vendor,
-        signal: challenge.signal,
-        status: challenge.status,
-        userAgent: challenge.userAgent,
-        since: null,
-        action: `Let the User-Agent "${ua}" fetch /robots.txt through ${who} (an allow or skip rule for it, or for /robots.txt).`,
-      },
-    });
-  }
-  if (challenge?.ended) {
-    add('challenge_ended', `robots.txt answered again on ${origin} (${outcomeLabel(change.outcomeTo)}) after bot challenges`, {
-      challenge: { vendor: null, signal: null, status: challenge.status, userAgent: challenge.userAgent, since: challenge.since?.toISOString() ?? null },
-      policy,
-    });
-  }
-
-  const flapping = input.flapping;
-  if (flapping?.flapping) {
-    const quiet = out.filter((a) => !FLAPPING_QUIET_KINDS.has(a.kind));
-    out.length = 0;
-    out.push(...quiet);
-    const short = (v: RotationVersion) => v.sha256.slice(0, 12);
-    if (flapping.event === 'started') {
-      // Critical when a version takes a tracked URL or the root away from a search crawler.
-      const searchLoss = flapping.differences.some((d) => d.agentFamily === 'search' && Object.values(d.allowedBy).includes(false));
-      const why = flapping.cause === 'disagreed' ? 'two answers of one night disagree' : 'it came back to a version of the last nights';
-      add(
-        'flapping_started',
-        `robots.txt flapping on ${origin} between ${plural(flapping.versions.length, 'version')} (${namesAtMost(flapping.versions.map(short))}): ${why}; ${plural(flapping.differences.length, 'verdict')} differ for crawlers`,
-        {
-          flapping: {
-            cause: flapping.cause,
-            versions: flapping.versions,
-            differences: flapping.differences.slice(0, MAX_FLIPS_PER_ALERT),
-            differencesTotal: flapping.differences.length,
-            since: flapping.since,
-          },
+/** The rules, in the order their alerts come out (most severe first, as ALERT_RULES lists them, but for two). */
+export const ALERT_DETECTORS: readonly AlertDetector[] = [
+  {
+    kind: 'night_failed',
+    detect: (n) => (n.transitions.nightFailed ? { title: `${n.origin} could not be audited tonight: its night failed and was not stored`, details: { policy: n.policy } } : null),
+  },
+  {
+    kind: 'site_unreachable',
+    detect: (n) =>
+      n.transitions.unreachable
+        ? { title: `robots.txt unreachable on ${n.origin} (${outcomeLabel(n.change.outcomeTo)}): crawlers must not crawl anything`, details: transitionDetails(n, 'site_unreachable') }
+        : null,
+  },
+  {
+    kind: 'disallow_all_added',
+    detect: (n) => {
+      const disallowAll = (n.diff?.agents ?? []).filter((a) => a.disallowAllAdded && CRITICAL_DISALLOW_ALL_TOKENS.includes(a.token));
+      if (disallowAll.length === 0) return null;
+      const agents = distinct(disallowAll.flatMap((a) => a.userAgents));
+      return {
+        title: `Disallow: / added for ${namesAtMost(agents)} on ${n.origin}`,
+        details: { agents: listedAtMost(agents, MAX_AGENTS_PER_ALERT, 'user-agents'), diffLines: diffLinesOf(describeRobotsDiff(n.diff!, ['rules'])) },
+      };
+    },
+  },
+  {
+    kind: 'search_url_disallowed',
+    detect: (n) => {
+      const blocked = flipsOf(n, (f) => f.agentFamily === 'search' && f.from === true && !f.to);
+      return blocked.length === 0 ? null : { title: `${plural(urlsIn(blocked), 'tracked URL')} now disallowed for search crawlers on ${n.origin}`, details: flipDetails(blocked) };
+    },
+  },
+  {
+    kind: 'rules_changed',
+    detect: ({ diff, change, origin }) => {
+      if (!diff || !change.kinds.includes('rules')) return null;
+      const changed = diff.agents.length + (diff.agentsNotListed ?? 0);
+      return {
+        title: `robots.txt rules changed on ${origin}: ${plural(changed, 'user-agent')} affected`,
+        details: {
+          diffLines: diffLinesOf(describeRobotsDiff(diff, ['rules'])),
+          agentsAdded: listedAtMost(diff.agentsAdded, MAX_AGENTS_PER_ALERT, 'user-agents'),
+          agentsRemoved: listedAtMost(diff.agentsRemoved, MAX_AGENTS_PER_ALERT, 'user-agents'),
         },
-        // Versions that differ only in comments or layout tell crawlers nothing new: info.
-        searchLoss ? 'critical' : flapping.rulesDiffer || flapping.differences.length > 0 ? SEVERITY_OF.flapping_started : 'info',
-      );
-    }
-    if (flapping.event === 'settled' && flapping.stayed) {
-      add('flapping_settled', `robots.txt settled on ${origin}: version ${short(flapping.stayed)} served since ${flapping.stayed.firstSeen.slice(0, 10)}`, {
-        flapping: { cause: null, versions: flapping.versions, stayed: flapping.stayed, since: flapping.since },
-      });
-    }
+      };
+    },
+  },
+  {
+    kind: 'star_rules_bypassed',
+    detect: (n) => {
+      const gaps = n.transitions.firstNight ? [] : (n.change.starGapsOpened ?? []);
+      if (gaps.length === 0) return null;
+      const crawlers = distinct(gaps.flatMap((g) => g.tokens));
+      return {
+        title: `${plural(gaps.length, 'path')} disallowed for * now open to ${namesAtMost(crawlers)} on ${n.origin} (their own group does not repeat them)`,
+        details: {
+          gaps: gaps.slice(0, MAX_FLIPS_PER_ALERT).map((g) => ({ crawlers: listedAtMost(g.tokens, MAX_AGENTS_PER_ALERT, 'user-agents'), path: g.path, starLine: g.starLine, groupLine: g.groupLine })),
+          gapsTotal: gaps.length,
+        },
+      };
+    },
+  },
+  {
+    kind: 'ai_access_changed',
+    detect: (n) => {
+      const ai = flipsOf(n, (f) => f.agentFamily === 'ai');
+      if (ai.length === 0) return null;
+      const blocked = ai.filter((f) => !f.to).length;
+      return { title: `AI crawler access changed on ${n.origin}: ${blocked} newly blocked, ${ai.length - blocked} unblocked`, details: flipDetails(ai) };
+    },
+  },
+  {
+    kind: 'allow_all_4xx',
+    detect: (n) =>
+      n.transitions.allowAll4xx
+        ? { title: `robots.txt answers ${outcomeLabel(n.change.outcomeTo)} on ${n.origin}: everything may be crawled`, details: transitionDetails(n, 'allow_all_4xx') }
+        : null,
+  },
+  {
+    kind: 'search_url_allowed',
+    detect: (n) => {
+      const allowed = flipsOf(n, (f) => f.agentFamily === 'search' && f.from === false && f.to);
+      return allowed.length === 0 ? null : { title: `${plural(urlsIn(allowed), 'tracked URL')} now allowed for search crawlers on ${n.origin}`, details: flipDetails(allowed) };
+    },
+  },
+  {
+    kind: 'site_recovered',
+    detect: (n) =>
+      n.transitions.recovered ? { title: `robots.txt reachable again on ${n.origin} (${outcomeLabel(n.change.outcomeTo)})`, details: transitionDetails(n, 'site_recovered') } : null,
+  },
+  {
+    kind: 'fallback_started',
+    detect: (n) => {
+      if (!n.transitions.fallbackStarted) return null;
+      const what = n.change.policyTo === 'rules' ? 'the last good copy applies' : 'no good copy: everything may be crawled';
+      return { title: `robots.txt unreachable for more than 30 days on ${n.origin}: ${what}`, details: transitionDetails(n, 'fallback_started') };
+    },
+  },
+  {
+    kind: 'fallback_ended',
+    detect: (n) =>
+      n.transitions.fallbackEnded ? { title: `30-day fallback over on ${n.origin} (${outcomeLabel(n.change.outcomeTo)})`, details: transitionDetails(n, 'fallback_ended') } : null,
+  },
+  {
+    kind: 'sitemaps_changed',
+    detect: ({ diff, change, origin }) =>
+      diff && change.kinds.includes('sitemaps')
+        ? {
+            title: `${plural(diff.sitemapsAdded.length + diff.sitemapsRemoved.length, 'sitemap')} changed on ${origin}`,
+            details: {
+              sitemapsAdded: listedAtMost(diff.sitemapsAdded, MAX_SITEMAPS_PER_ALERT, 'sitemaps'),
+              sitemapsRemoved: listedAtMost(diff.sitemapsRemoved, MAX_SITEMAPS_PER_ALERT, 'sitemaps'),
+            },
+          }
+        : null,
+  },
+  {
+    kind: 'records_changed',
+    // Each key once: 15,000 groups with a crawl-delay are one key to name.
+    detect: ({ diff, change, origin }) =>
+      diff && change.kinds.includes('records')
+        ? {
+            title: `robots.txt directives changed on ${origin}: ${namesAtMost(distinct(diff.records.map((r) => r.key)))}`,
+            details: { diffLines: diffLinesOf(describeRobotsDiff(recordsShown(diff), ['records'], Infinity)) },
+          }
+        : null,
+  },
+  {
+    kind: 'comments_only',
+    detect: (n) =>
+      !n.transitions.firstNight && n.change.kinds.includes('comments_only') ? { title: `robots.txt comments or layout changed on ${n.origin} (no rule changed)`, details: {} } : null,
+  },
+  {
+    kind: 'challenge_started',
+    detect: ({ challenge, origin }) => {
+      if (!challenge?.started) return null;
+      const who = challenge.vendor ? CHALLENGE_VENDOR_NAMES[challenge.vendor] : 'bot protection';
+      const ua = challenge.userAgent ?? 'the auditor';
+      const action = `Let the User-Agent "${ua}" fetch /robots.txt through ${who} (an allow or skip rule for it, or for /robots.txt).`;
+      return {
+        title: `${who} challenges the auditor on ${origin}: robots.txt unverified, the last known policy stands`,
+        details: { challenge: { vendor: challenge.vendor, signal: challenge.signal, status: challenge.status, userAgent: challenge.userAgent, since: null, action } },
+      };
+    },
+  },
+  {
+    kind: 'challenge_ended',
+    detect: ({ challenge, change, origin, policy }) =>
+      challenge?.ended
+        ? {
+            title: `robots.txt answered again on ${origin} (${outcomeLabel(change.outcomeTo)}) after bot challenges`,
+            details: { challenge: { vendor: null, signal: null, status: challenge.status, userAgent: challenge.userAgent, since: challenge.since?.toISOString() ?? null }, policy },
+          }
+        : null,
+  },
+  { kind: 'flapping_started', detect: flappingStarted },
+  {
+    kind: 'flapping_settled',
+    detect: ({ flapping, origin }) =>
+      flapping?.flapping && flapping.event === 'settled' && flapping.stayed
+        ? {
+            title: `robots.txt settled on ${origin}: version ${shortSha(flapping.stayed)} served since ${flapping.stayed.firstSeen.slice(0, 10)}`,
+            details: { flapping: { cause: null, versions: flapping.versions, stayed: flapping.stayed, since: flapping.since } },
+          }
+        : null,
+  },
+];
+
+const shortSha = (v: RotationVersion) => v.sha256.slice(0, 12);
+
+function flappingStarted({ flapping, origin }: RuleContext): Detected | null {
+  if (!flapping?.flapping || flapping.event !== 'started') return null;
+  // Critical when a version takes a tracked URL or the root away from a search crawler.
+  const searchLoss = flapping.differences.some((d) => d.agentFamily === 'search' && Object.values(d.allowedBy).includes(false));
+  const why = flapping.cause === 'disagreed' ? 'two answers of one night disagree' : 'it came back to a version of the last nights';
+  return {
+    title: `robots.txt flapping on ${origin} between ${plural(flapping.versions.length, 'version')} (${namesAtMost(flapping.versions.map(shortSha))}): ${why}; ${plural(flapping.differences.length, 'verdict')} differ for crawlers`,
+    details: {
+      flapping: {
+        cause: flapping.cause,
+        versions: flapping.versions,
+        differences: flapping.differences.slice(0, MAX_FLIPS_PER_ALERT),
+        differencesTotal: flapping.differences.length,
+        since: flapping.since,
+      },
+    },
+    // Versions that differ only in comments or layout tell crawlers nothing new: info.
+    severity: searchLoss ? 'critical' : flapping.rulesDiffer || flapping.differences.length > 0 ? SEVERITY_OF.flapping_started : 'info',
+  };
+}
+
+/** The alerts of one site for one run, in the order of ALERT_DETECTORS; a flapping night's quiet kinds raise nothing. */
+export function alertsForSiteNight(night: NightForAlerts): AlertDraft[] {
+  const { runId, origin, change, transitions } = night;
+  const siteId = String(night.siteId);
+  const context: RuleContext = {
+    ...night,
+    flips: transitions.firstNight ? [] : night.flips.filter((f) => f.from !== null && f.from !== f.to),
+    diff: transitions.firstNight ? null : change.rulesDiff,
+    policy: { from: change.policyFrom, to: change.policyTo, reason: change.policyReasonTo, outcomeFrom: change.outcomeFrom, outcomeTo: change.outcomeTo },
+    transition: TRANSITION_KINDS.some(([, t]) => transitions[t]),
+    flipsOwner: TRANSITION_KINDS.find(([, t]) => transitions[t])?.[0] ?? null,
+  };
+  const quiet = night.flapping?.flapping === true;
+  const out: AlertDraft[] = [];
+  for (const rule of ALERT_DETECTORS) {
+    if (quiet && FLAPPING_QUIET_KINDS.has(rule.kind)) continue;
+    const found = rule.detect(context);
+    if (found === null) continue;
+    // Every alert within its limits, whatever its kind put in it (size-limits.ts).
+    out.push({
+      dedupeKey: alertDedupeKey(runId, siteId, rule.kind),
+      severity: found.severity ?? SEVERITY_OF[rule.kind],
+      kind: rule.kind,
+      title: boundTitle(found.title),
+      runId,
+      siteId,
+      origin,
+      details: boundAlertDetails(found.details),
+    });
   }
   return out;
 }

@@ -16,7 +16,8 @@
  * a last line says how much was left out.
  */
 import { replaceHiddenChars, plainMarker, revealHiddenChars } from '../../robots/hidden-chars.js';
-import type { AlertDetails, AlertDraft, AlertFlip, AlertSeverity } from './alert-rules.js';
+import type { AlertDetails, AlertDraft, AlertFlip } from '../../night/alerts.js';
+import type { AlertSeverity } from '../../night/vocabulary.js';
 import { outcomeLabel } from './alert-rules.js';
 import { boundAlertDetails, boundTitle, clipText } from './alert-bounds.js';
 import { digestTitle, digestWaitNote, severityLabel } from './messages.js';

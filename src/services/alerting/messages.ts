@@ -7,7 +7,8 @@
  * diff in the bytes that remain; a digest lists its alerts while they fit and counts the rest; a
  * Slack message keeps within 50 blocks, 3,000 characters a section and a budget for all blocks.
  */
-import type { AlertDetails, AlertDraft, AlertFlip, AlertKind, AlertSeverity } from './alert-rules.js';
+import type { AlertDetails, AlertDraft, AlertFlip } from '../../night/alerts.js';
+import type { AlertKind, AlertSeverity } from '../../night/vocabulary.js';
 import { boundAlertDetails, boundTitle, readCountedList } from './alert-bounds.js';
 import {
   SLACK_BLOCKS_BUDGET_CHARS,

@@ -2,14 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { deliverWebhook, isRetryableStatus, RETRY_AFTER_MAX_SECONDS } from '../../../src/http/deliver-webhook.js';
 import { createFetchDispatcher } from '../../../src/http/fetch-dispatcher.js';
 import type { DeliverWebhookInput } from '../../../src/http/deliver-webhook.js';
-import { alertsForSiteNight } from '../../../src/services/alerting/alert-rules.js';
 import { alertWebhookPayload, slackAlertMessage, webhookBody } from '../../../src/services/alerting/messages.js';
 import { closedPort, startWebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import type { WebhookReceiver, WebhookReceiverOptions } from '../../fixtures/webhook-receiver.js';
+import { alertsOfNight } from '../../helpers/night-alerts.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-const [ALERT] = alertsForSiteNight({
+const [ALERT] = alertsOfNight({
   runId: 'run-1',
   siteId: 's1',
   origin: 'https://shop.example',

@@ -7,7 +7,8 @@
  * written when nothing changed), the 30-day streak and the fallback's copy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRepos, responseKey, sha256Of } from '../../../src/db/index.js';
+import { createRepos, responseKey } from '../../../src/db/index.js';
+import { sha256Of } from '../../../src/night/keys.js';
 import { storeSingleNight } from '../../../src/services/night-runner.js';
 import { fetchResult } from '../../helpers/fetch-results.js';
 import type { TestDatabase } from '../../helpers/test-db.js';

@@ -5,7 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRepos, loadBody, loadBodyBySha, loadRunClock, loadSiteContexts, loadSpansInForce, sha256Of, storeNights } from '../../../src/db/index.js';
+import { createRepos, loadBody, loadBodyBySha, loadRunClock, loadSiteContexts, loadSpansInForce, storeNights } from '../../../src/db/index.js';
+import { sha256Of } from '../../../src/night/keys.js';
 import type { Repos } from '../../../src/db/index.js';
 import { siteLatest } from '../../../src/db/schema.js';
 import type { FetchOutcome } from '../../../src/policy/index.js';

@@ -15,7 +15,7 @@ import { closedPort } from '../../fixtures/webhook-receiver.js';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../src/cli/commands/audit.command.js';
-import { sha256Of } from '../../../src/db/index.js';
+import { sha256Of } from '../../../src/night/keys.js';
 import type { Attempt, Body, Snapshot } from '../../../src/db/index.js';
 import { MIN_RETRY_DELAY_MS } from '../../../src/policy/index.js';
 import type { PolicyKind, PolicyReason } from '../../../src/policy/index.js';

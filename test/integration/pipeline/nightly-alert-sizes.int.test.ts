@@ -16,7 +16,7 @@ import { diffRobotsTxt } from '../../../src/robots/diff.js';
 import type { RobotsDiff } from '../../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
 import { jsonbTextBytes } from '../../../src/services/alerting/alert-bounds.js';
-import type { AlertDetails } from '../../../src/services/alerting/alert-rules.js';
+import type { AlertDetails } from '../../../src/night/alerts.js';
 import {
   MAIL_HTML_MAX_BYTES,
   MAIL_TEXT_MAX_BYTES,

@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsPage, EVENT_TYPES } from '../../../src/reports/web-events.js';
-import type { EventCursor, EventQuery, Severity } from '../../../src/reports/web-events.js';
+import type { EventCursor, EventQuery } from '../../../src/reports/web-events.js';
+import type { AlertSeverity as Severity } from '../../../src/night/vocabulary.js';
 import { nightEvents } from '../../../src/reports/night-events.js';
 import { createTestDatabase } from '../../helpers/test-db.js';
 import type { TestDatabase } from '../../helpers/test-db.js';

@@ -2,8 +2,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CRAWLER_CATEGORIES, CRAWLER_FAMILIES, familyOfCategory, isAiCategory, isCrawlerCategory } from '../../../src/crawlers/index.js';
 import type { CrawlerCategory, CrawlerFamily } from '../../../src/crawlers/index.js';
-import { AGENT_FAMILIES } from '../../../src/db/agent-families.js';
-import type { AgentFamily } from '../../../src/services/alerting/alert-rules.js';
+import { AGENT_FAMILIES } from '../../../src/night/vocabulary.js';
+import type { AgentFamily } from '../../../src/night/vocabulary.js';
 
 describe('familyOfCategory', () => {
   it.each<[CrawlerCategory, CrawlerFamily]>([

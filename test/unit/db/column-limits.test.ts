@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { INT4_MAX, SMALLINT_MAX, clampInt4, clampSmallint, clampText } from '../../../src/db/column-limits.js';
 import { MAX_LIFETIME_SECONDS, cacheLifetime } from '../../../src/http/cache-lifetime.js';
-import { storedFullSize } from '../../../src/services/site-night.js';
+import { storedFullSize } from '../../../src/services/night/rows.js';
 
 describe('integer columns: 0..2^31-1', () => {
   it.each([

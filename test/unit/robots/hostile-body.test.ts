@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { lintRobotsTxt, parseRobotsTxt } from '../../../src/robots/index.js';
 import { MAX_DIFF_AGENTS_LISTED, MAX_DIFF_RULES_LISTED, diffRobotsTxt, describeRobotsDiff } from '../../../src/robots/diff.js';
-import { indexBody } from '../../../src/services/body-index.js';
+import { indexBody } from '../../../src/night/body-index.js';
 import { letterName, manyAgentsOneGroup } from '../../helpers/hostile-bodies.js';
 
 const body = manyAgentsOneGroup();

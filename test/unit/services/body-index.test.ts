@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../../src/crawlers/index.js';
 import { explainAsCrawler, parseRobotsTxt } from '../../../src/robots/index.js';
-import { indexBody } from '../../../src/services/body-index.js';
+import { indexBody } from '../../../src/night/body-index.js';
 import { loadRobotsSample } from '../../helpers/corpus.js';
 
 const ROOT = 'https://robots-audit.invalid/';

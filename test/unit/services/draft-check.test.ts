@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkDraft, groupFlips, isAccessAlert } from '../../../src/services/draft-check.js';
 import type { CurrentRobots, DraftAgent, DraftCheckInput } from '../../../src/services/draft-check.js';
-import type { AlertSeverity } from '../../../src/services/alerting/alert-rules.js';
+import type { AlertSeverity } from '../../../src/night/vocabulary.js';
 
 const ORIGIN = 'https://shop.example';
 const SHOP = 'User-agent: *\nDisallow: /cart\nDisallow: /checkout/\nAllow: /products/\n';

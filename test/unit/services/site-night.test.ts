@@ -9,8 +9,10 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_VERSION, PARSER_VERDICTS_KEY } from '../../../src/robots/index.js';
 import type { FetchOutcome } from '../../../src/policy/index.js';
-import { evaluationKey, targetsHash, computeSiteNight } from '../../../src/services/site-night.js';
-import type { EvaluationTarget, PreviousNight, SiteNight, VerdictSpan } from '../../../src/services/site-night.js';
+import { computeSiteNight } from '../../../src/services/site-night.js';
+import { evaluationKey, targetsHash } from '../../../src/night/keys.js';
+import type { EvaluationTarget, PreviousNight, VerdictSpan } from '../../../src/night/input.js';
+import type { SiteNight } from '../../../src/night/rows.js';
 import { fetchResult } from '../../helpers/fetch-results.js';
 
 const ORIGIN = 'https://shop.example';

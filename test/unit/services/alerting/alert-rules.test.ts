@@ -12,22 +12,17 @@ import {
   MAX_SITEMAPS_PER_ALERT,
   MAX_TITLE_NAMES,
 } from '../../../../src/services/alerting/size-limits.js';
-import {
-  ALERT_KINDS,
-  ALERT_RULES,
-  MAX_AGENTS_PER_ALERT,
-  MAX_DIFF_LINES_PER_ALERT,
-  MAX_FLIPS_PER_ALERT,
-  alertDedupeKey,
-  alertsForSiteNight,
-} from '../../../../src/services/alerting/alert-rules.js';
-import type { AlertDetails, AlertKind, ChallengeChange, FlappingChange, SiteNightChange, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
+import {ALERT_RULES, MAX_AGENTS_PER_ALERT, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT, alertDedupeKey} from '../../../../src/services/alerting/alert-rules.js';
+import { ALERT_KINDS } from '../../../../src/night/vocabulary.js';
+import type {AlertDetails, ChallengeChange, FlappingChange, SiteNightChange, VerdictFlip } from '../../../../src/night/alerts.js';
+import type { AlertKind } from '../../../../src/night/vocabulary.js';
+import { alertsOfNight, type NightWithoutTransitions } from '../../../helpers/night-alerts.js';
 
 const ORIGIN = 'https://shop.example';
 const BASE = 'User-agent: *\nDisallow: /cart\n\nUser-agent: Googlebot\nDisallow: /search\n';
 
 /** A quiet night: fetched fine, same rules, nothing flipped. */
-function night(change: Partial<SiteNightChange> = {}, flips: VerdictFlip[] = []): SiteNightInput {
+function night(change: Partial<SiteNightChange> = {}, flips: VerdictFlip[] = []): NightWithoutTransitions {
   return {
     runId: 'run-2026-01-02',
     siteId: 42,
@@ -49,7 +44,7 @@ function night(change: Partial<SiteNightChange> = {}, flips: VerdictFlip[] = [])
 }
 
 /** A night whose body changed from `before` to `after`. */
-function bodyChange(before: string, after: string): SiteNightInput {
+function bodyChange(before: string, after: string): NightWithoutTransitions {
   const rulesDiff = diffRobotsTxt(parseRobotsTxt(before), parseRobotsTxt(after), {
     before: new TextEncoder().encode(before),
     after: new TextEncoder().encode(after),
@@ -74,10 +69,10 @@ const googlebotBlocked = (url = `${ORIGIN}/products/1`) =>
   flip({ url, isRoot: false, agent: 'Googlebot', agentFamily: 'search', ruleAfter: { kind: 'disallow', value: '/products', line: 5 } });
 const gptbotBlocked = flip({ agent: 'GPTBot', agentFamily: 'ai' });
 
-const kindsOf = (input: SiteNightInput) => alertsForSiteNight(input).map((a) => a.kind);
+const kindsOf = (input: NightWithoutTransitions) => alertsOfNight(input).map((a) => a.kind);
 
 /** For every rule: a night that raises it, and the nearest night that must not. */
-const SCENARIOS: Record<AlertKind, { yields: SiteNightInput; nearMiss: SiteNightInput; nearMissIs: string }> = {
+const SCENARIOS: Record<AlertKind, { yields: NightWithoutTransitions; nearMiss: NightWithoutTransitions; nearMissIs: string }> = {
   site_unreachable: {
     yields: night({ kinds: [], outcomeTo: 'server_error', policyTo: 'disallow_all', policyReasonTo: 'R-13' }),
     nearMiss: night({ kinds: [], outcomeFrom: 'server_error', outcomeTo: 'server_error', policyFrom: 'disallow_all', policyTo: 'disallow_all', policyReasonTo: 'R-13' }),
@@ -203,12 +198,12 @@ describe('flapping: quiet nights, one alert to start and one to settle', () => {
 
   it('is critical when a version takes a tracked URL away from a search crawler', () => {
     const differences = [{ url: `${ORIGIN}/products/1`, agent: 'Googlebot', agentFamily: 'search' as const, isRoot: false, allowedBy: { ['aa'.repeat(32)]: true, ['bb'.repeat(32)]: false } }];
-    const [alert] = alertsForSiteNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'disagreed', differences }) });
+    const [alert] = alertsOfNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'disagreed', differences }) });
     expect(alert).toMatchObject({ kind: 'flapping_started', severity: 'critical' });
     expect(alert!.title).toContain('aaaaaaaaaaaa, bbbbbbbbbbbb');
-    const [mild] = alertsForSiteNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'disagreed', differences: [{ ...differences[0]!, agent: 'GPTBot', agentFamily: 'ai' }] }) });
+    const [mild] = alertsOfNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'disagreed', differences: [{ ...differences[0]!, agent: 'GPTBot', agentFamily: 'ai' }] }) });
     expect(mild!.severity).toBe('warning');
-    const [comments] = alertsForSiteNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'returned', rulesDiffer: false }) });
+    const [comments] = alertsOfNight({ ...night(), flapping: flappingChange({ event: 'started', cause: 'returned', rulesDiffer: false }) });
     expect(comments!.severity).toBe('info');
   });
 });
@@ -219,7 +214,7 @@ function challengeChange(partial: Partial<ChallengeChange>): ChallengeChange {
 
 describe('challenge_started: says what to let through', () => {
   it('names the vendor and the User-Agent to allow', () => {
-    const [alert] = alertsForSiteNight(SCENARIOS.challenge_started.yields);
+    const [alert] = alertsOfNight(SCENARIOS.challenge_started.yields);
     expect(alert!.title).toContain('Cloudflare');
     expect(alert!.details.challenge?.action).toContain('"robots-audit/0.1"');
   });
@@ -232,7 +227,7 @@ describe('ALERT_RULES: each rule has a case that raises it and a near miss that 
 
   it.each(ALERT_RULES.map((r) => [r.kind, r.severity] as const))('%s (%s)', (kind, severity) => {
     const scenario = SCENARIOS[kind];
-    const raised = alertsForSiteNight(scenario.yields).filter((a) => a.kind === kind);
+    const raised = alertsOfNight(scenario.yields).filter((a) => a.kind === kind);
     expect(raised).toHaveLength(1);
     expect(raised[0]!.severity).toBe(severity);
     expect(raised[0]!.title).toContain(ORIGIN);
@@ -245,7 +240,7 @@ describe('critical rules', () => {
     ['R-13: 5xx', 'server_error', 'R-13'],
     ['R-15: network failure', 'network_error', 'R-15'],
   ] as const)('site_unreachable from %s', (_name, outcomeTo, reason) => {
-    const [alert] = alertsForSiteNight(night({ kinds: [], outcomeTo, policyTo: 'disallow_all', policyReasonTo: reason }));
+    const [alert] = alertsOfNight(night({ kinds: [], outcomeTo, policyTo: 'disallow_all', policyReasonTo: reason }));
     expect(alert).toMatchObject({ kind: 'site_unreachable', severity: 'critical' });
     expect(alert!.details.policy).toEqual({ from: 'rules', to: 'disallow_all', reason, outcomeFrom: 'ok', outcomeTo });
   });
@@ -265,14 +260,14 @@ describe('critical rules', () => {
     ['User-agent: *', 'Allow: /', false],
   ])('disallow_all_added: "%s" + "%s" -> %s', (agentLine, rule, critical) => {
     const input = bodyChange('User-agent: Slurp\nDisallow: /x\n', `User-agent: Slurp\nDisallow: /x\n\n${agentLine}\n${rule}\n`);
-    const alert = alertsForSiteNight(input).find((a) => a.kind === 'disallow_all_added');
+    const alert = alertsOfNight(input).find((a) => a.kind === 'disallow_all_added');
     expect(alert !== undefined).toBe(critical);
     if (alert) expect(alert.details.agents).toEqual([agentLine.slice('User-agent: '.length)]);
   });
 
   it('one critical alert per site lists every tracked URL that became disallowed for search crawlers', () => {
     const flips = [googlebotBlocked(`${ORIGIN}/b`), googlebotBlocked(`${ORIGIN}/a`), { ...googlebotBlocked(`${ORIGIN}/a`), agent: 'Bingbot' }];
-    const alerts = alertsForSiteNight(night({}, flips)).filter((a) => a.kind === 'search_url_disallowed');
+    const alerts = alertsOfNight(night({}, flips)).filter((a) => a.kind === 'search_url_disallowed');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]!.title).toBe(`2 tracked URLs now disallowed for search crawlers on ${ORIGIN}`);
     expect(alerts[0]!.details.flipsTotal).toBe(3);
@@ -281,7 +276,7 @@ describe('critical rules', () => {
 
   it(`keeps at most ${MAX_FLIPS_PER_ALERT} flips in the details and counts them all`, () => {
     const flips = Array.from({ length: MAX_FLIPS_PER_ALERT + 25 }, (_, i) => googlebotBlocked(`${ORIGIN}/p/${String(i).padStart(4, '0')}`));
-    const [alert] = alertsForSiteNight(night({}, flips));
+    const [alert] = alertsOfNight(night({}, flips));
     expect(alert!.details.flips).toHaveLength(MAX_FLIPS_PER_ALERT);
     expect(alert!.details.flipsTotal).toBe(MAX_FLIPS_PER_ALERT + 25);
   });
@@ -289,14 +284,14 @@ describe('critical rules', () => {
 
 describe('warning rules', () => {
   it('rules_changed carries the semantic diff lines', () => {
-    const [alert] = alertsForSiteNight(bodyChange(BASE, BASE.replace('Disallow: /search', 'Disallow: /find')));
+    const [alert] = alertsOfNight(bodyChange(BASE, BASE.replace('Disallow: /search', 'Disallow: /find')));
     expect(alert).toMatchObject({ kind: 'rules_changed', severity: 'warning', details: { agentsAdded: [], agentsRemoved: [] } });
     expect(alert!.details.diffLines).toEqual(['~ group Googlebot', '    - Disallow: /search', '    + Disallow: /find']);
   });
 
   it('a new GPTBot group with Disallow: / is a rule change and, flipped, an AI access change; not critical', () => {
     const input = bodyChange(BASE, `${BASE}\nUser-agent: GPTBot\nDisallow: /\n`);
-    const alerts = alertsForSiteNight({ ...input, flips: [gptbotBlocked] });
+    const alerts = alertsOfNight({ ...input, flips: [gptbotBlocked] });
     expect(alerts.map((a) => [a.kind, a.severity])).toEqual([
       ['rules_changed', 'warning'],
       ['ai_access_changed', 'warning'],
@@ -305,7 +300,7 @@ describe('warning rules', () => {
 
   it('ai_access_changed counts blocked and unblocked in one alert', () => {
     const flips = [gptbotBlocked, flip({ agent: 'ClaudeBot', agentFamily: 'ai' }), flip({ agent: 'CCBot', agentFamily: 'ai', from: false, to: true })];
-    const alerts = alertsForSiteNight(night({}, flips));
+    const alerts = alertsOfNight(night({}, flips));
     expect(alerts).toHaveLength(1);
     expect(alerts[0]!.title).toBe(`AI crawler access changed on ${ORIGIN}: 2 newly blocked, 1 unblocked`);
   });
@@ -332,20 +327,20 @@ describe('warning rules', () => {
 describe('policy transitions explain their flips', () => {
   it('an outage: one critical site_unreachable listing the flips, no per-URL alerts', () => {
     const flips = [googlebotBlocked(), gptbotBlocked];
-    const alerts = alertsForSiteNight(night({ kinds: [], outcomeTo: 'server_error', policyTo: 'disallow_all', policyReasonTo: 'R-13' }, flips));
+    const alerts = alertsOfNight(night({ kinds: [], outcomeTo: 'server_error', policyTo: 'disallow_all', policyReasonTo: 'R-13' }, flips));
     expect(alerts.map((a) => a.kind)).toEqual(['site_unreachable']);
     expect(alerts[0]!.details.flipsTotal).toBe(2);
   });
 
   it('a recovery: flips back to allowed are listed in site_recovered only', () => {
     const flips = [flip({ agent: 'Googlebot', agentFamily: 'search', from: false, to: true }), flip({ agent: 'GPTBot', agentFamily: 'ai', from: false, to: true })];
-    const alerts = alertsForSiteNight(night({ outcomeFrom: 'server_error', policyFrom: 'disallow_all' }, flips));
+    const alerts = alertsOfNight(night({ outcomeFrom: 'server_error', policyFrom: 'disallow_all' }, flips));
     expect(alerts.map((a) => a.kind)).toEqual(['site_recovered']);
     expect(alerts[0]!.details.flips).toHaveLength(2);
   });
 
   it('when two transitions fire, the flips are listed once', () => {
-    const alerts = alertsForSiteNight(
+    const alerts = alertsOfNight(
       night({ outcomeFrom: 'server_error', outcomeTo: 'unavailable', policyFrom: 'rules', policyTo: 'allow_all', policyReasonTo: 'R-12', fallbackEnded: true }, [
         flip({ agent: 'Googlebot', agentFamily: 'search', from: false, to: true }),
       ]),
@@ -357,14 +352,14 @@ describe('policy transitions explain their flips', () => {
 
 describe('baseline and quiet nights', () => {
   it('a quiet night raises nothing', () => {
-    expect(alertsForSiteNight(night())).toEqual([]);
+    expect(alertsOfNight(night())).toEqual([]);
   });
 
   it('the first night of a site is a baseline: its rules, even Disallow: /, raise nothing', () => {
     const after = 'User-agent: *\nDisallow: /\n';
     const rulesDiff = diffRobotsTxt(null, parseRobotsTxt(after), { before: null, after: new TextEncoder().encode(after) });
     const input = night({ kinds: rulesDiff.kinds, rulesDiff, outcomeFrom: null, policyFrom: null }, [flip({ agent: 'Googlebot', agentFamily: 'search', from: null })]);
-    expect(alertsForSiteNight(input)).toEqual([]);
+    expect(alertsOfNight(input)).toEqual([]);
   });
 
   it('a robots.txt published after a 404 is a change: Disallow: / for * is critical', () => {
@@ -378,7 +373,7 @@ describe('baseline and quiet nights', () => {
 describe('order and dedupe keys', () => {
   it('alerts come out most severe first, in the order of ALERT_RULES', () => {
     const input = bodyChange(BASE, `${BASE}Disallow: /\nCrawl-delay: 3\nSitemap: https://shop.example/s.xml\n`);
-    const alerts = alertsForSiteNight({ ...input, flips: [googlebotBlocked(), gptbotBlocked] });
+    const alerts = alertsOfNight({ ...input, flips: [googlebotBlocked(), gptbotBlocked] });
     expect(alerts.map((a) => a.kind)).toEqual([
       'disallow_all_added',
       'search_url_disallowed',
@@ -394,8 +389,8 @@ describe('order and dedupe keys', () => {
 
   it('the same night computed twice gives the same keys (a retried job inserts nothing new)', () => {
     const input = { ...bodyChange(BASE, `${BASE}Disallow: /\n`), flips: [googlebotBlocked()] };
-    const first = alertsForSiteNight(input).map((a) => a.dedupeKey);
-    const again = alertsForSiteNight(structuredClone(input)).map((a) => a.dedupeKey);
+    const first = alertsOfNight(input).map((a) => a.dedupeKey);
+    const again = alertsOfNight(structuredClone(input)).map((a) => a.dedupeKey);
     expect(again).toEqual(first);
     expect(new Set(first).size).toBe(first.length);
   });
@@ -416,7 +411,7 @@ describe('order and dedupe keys', () => {
 describe('issue 17: an alert lists a bounded diff, whatever the file', () => {
   it('15,000 user-agents over one group: at most MAX_DIFF_LINES_PER_ALERT lines and MAX_AGENTS_PER_ALERT agents, the rest counted', () => {
     const after = new TextDecoder().decode(manyAgentsOneGroup());
-    const [alert] = alertsForSiteNight(bodyChange(BASE, after)).filter((a) => a.kind === 'rules_changed');
+    const [alert] = alertsOfNight(bodyChange(BASE, after)).filter((a) => a.kind === 'rules_changed');
     expect(alert?.details.diffLines).toHaveLength(MAX_DIFF_LINES_PER_ALERT + 1);
     expect(alert?.details.diffLines?.at(-1)).toMatch(/^… and \d+ more lines$/);
     expect(alert?.details.agentsAdded).toHaveLength(MAX_AGENTS_PER_ALERT + 1);
@@ -492,7 +487,7 @@ describe('issue 26: every alert within its limits, whatever changed', () => {
     },
   ])('$name: the details and the title within their limits, every count exact', ({ before, after, kinds, counts }) => {
     const input = bodyChange(before, after);
-    const alerts = alertsForSiteNight(input);
+    const alerts = alertsOfNight(input);
     expect(alerts.map((a) => a.kind)).toEqual(kinds);
     for (const alert of alerts) {
       expect(jsonbTextBytes(alert.details)).toBeLessThanOrEqual(MAX_ALERT_DETAILS_BYTES);
@@ -508,7 +503,7 @@ describe('issue 26: every alert within its limits, whatever changed', () => {
 
   it('500 KiB of sitemaps: the first 100 of each listed, in order, the rest counted', () => {
     const input = bodyChange(decode(manySitemaps('v1')), decode(manySitemaps('v2')));
-    const [alert] = alertsForSiteNight(input);
+    const [alert] = alertsOfNight(input);
     const diff = input.change.rulesDiff!;
     expect(alert!.title).toBe(`${diff.sitemapsAdded.length + diff.sitemapsRemoved.length} sitemaps changed on ${ORIGIN}`);
     expect(alert!.details.sitemapsAdded).toEqual([...diff.sitemapsAdded.slice(0, MAX_SITEMAPS_PER_ALERT), `… and ${diff.sitemapsAdded.length - MAX_SITEMAPS_PER_ALERT} more sitemaps`]);
@@ -516,14 +511,14 @@ describe('issue 26: every alert within its limits, whatever changed', () => {
   });
 
   it('a record line names its first values and counts the rest; a title names each key once', () => {
-    const [records] = alertsForSiteNight(bodyChange(decode(manyRecords('Clean-param', 'a')), decode(manyRecords('Clean-param', 'b')))).filter((a) => a.kind === 'records_changed');
+    const [records] = alertsOfNight(bodyChange(decode(manyRecords('Clean-param', 'a')), decode(manyRecords('Clean-param', 'b')))).filter((a) => a.kind === 'records_changed');
     expect(records!.details.diffLines![0]).toMatch(/^~ clean-param \[\*\]: (a\d+&sid \/catalog\/, ){10}… and \d+ more values -> b0&sid/);
-    const [perAgent] = alertsForSiteNight(bodyChange(decode(manyAgentGroups('x')), decode(manyAgentGroups('y')))).filter((a) => a.kind === 'records_changed');
+    const [perAgent] = alertsOfNight(bodyChange(decode(manyAgentGroups('x')), decode(manyAgentGroups('y')))).filter((a) => a.kind === 'records_changed');
     expect(perAgent!.title).toBe(`robots.txt directives changed on ${ORIGIN}: crawl-delay`);
   });
 
   it(`Disallow: / for Googlebot named 3,000 ways: the title names ${MAX_TITLE_NAMES} and counts the rest`, () => {
-    const [alert] = alertsForSiteNight(bodyChange(googlebotNamedManyWays('Disallow: /private/'), googlebotNamedManyWays('Disallow: /')));
+    const [alert] = alertsOfNight(bodyChange(googlebotNamedManyWays('Disallow: /private/'), googlebotNamedManyWays('Disallow: /')));
     expect(alert!.title).toBe(`Disallow: / added for ${Array.from({ length: MAX_TITLE_NAMES }, (_, i) => `Googlebot/${i}`).join(', ')} and ${3_000 - MAX_TITLE_NAMES} more on ${ORIGIN}`);
     expect(alert!.details.agents).toHaveLength(MAX_AGENTS_PER_ALERT + 1);
   });
@@ -534,7 +529,7 @@ describe('issue 26: every alert within its limits, whatever changed', () => {
     const after = `User-agent: *\nDisallow: /private/\n\n${named}\nDisallow: /other/\n`;
     const input = bodyChange(before, after);
     input.change.starGapsOpened = openedStarRuleGaps(parseRobotsTxt(before), parseRobotsTxt(after));
-    const gaps = alertsForSiteNight(input).find((a) => a.kind === 'star_rules_bypassed')!;
+    const gaps = alertsOfNight(input).find((a) => a.kind === 'star_rules_bypassed')!;
     expect(gaps.title).toMatch(new RegExp(`^1 path disallowed for \\* now open to (x[a-z]+, ){9}x[a-z]+ and ${14_000 - MAX_TITLE_NAMES} more on `));
     expect(gaps.details.gaps![0]!.crawlers).toHaveLength(MAX_AGENTS_PER_ALERT + 1);
     expect(counted(gaps.details.gaps![0]!.crawlers)).toBe(14_000);
@@ -543,7 +538,7 @@ describe('issue 26: every alert within its limits, whatever changed', () => {
 
   it(`${MAX_FLIPS_PER_ALERT} flips of URLs of 2,000 characters: cut further to fit, flipsTotal still all of them, said so`, () => {
     const flips = Array.from({ length: MAX_FLIPS_PER_ALERT + 50 }, (_, i) => googlebotBlocked(`${ORIGIN}/${'p'.repeat(2_000)}/${String(i).padStart(4, '0')}`));
-    const [alert] = alertsForSiteNight(night({}, flips));
+    const [alert] = alertsOfNight(night({}, flips));
     expect(alert!.kind).toBe('search_url_disallowed');
     expect(jsonbTextBytes(alert!.details)).toBeLessThanOrEqual(MAX_ALERT_DETAILS_BYTES);
     expect(alert!.details.truncated).toBe(true);
@@ -554,7 +549,7 @@ describe('issue 26: every alert within its limits, whatever changed', () => {
   });
 
   it('an ordinary alert is not touched: no `truncated`, every entry as the rules made it', () => {
-    const [alert] = alertsForSiteNight(bodyChange(BASE, `${BASE}Sitemap: https://shop.example/s.xml\n`));
+    const [alert] = alertsOfNight(bodyChange(BASE, `${BASE}Sitemap: https://shop.example/s.xml\n`));
     expect(alert!.details).toEqual({ sitemapsAdded: ['https://shop.example/s.xml'], sitemapsRemoved: [] });
   });
 });

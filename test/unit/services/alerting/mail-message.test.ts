@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ALERT_RULES } from '../../../../src/services/alerting/alert-rules.js';
-import type { AlertDraft, AlertFlip } from '../../../../src/services/alerting/alert-rules.js';
+import type { AlertDraft, AlertFlip } from '../../../../src/night/alerts.js';
 import { alertMail, digestMail, MAIL_DIGEST_MAX_ALERTS, MAIL_MAX_FLIPS, testMail } from '../../../../src/services/alerting/mail-message.js';
 import { MAIL_HTML_MAX_BYTES, MAIL_SUBJECT_MAX_CHARS, MAIL_TEXT_MAX_BYTES } from '../../../../src/services/alerting/size-limits.js';
 import { hostileAlerts } from '../../../helpers/hostile-alerts.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alertsForSiteNight } from '../../../../src/services/alerting/alert-rules.js';
-import type { AlertDraft, SiteNightInput, VerdictFlip } from '../../../../src/services/alerting/alert-rules.js';
+import type {AlertDraft, VerdictFlip } from '../../../../src/night/alerts.js';
 import {
   WEBHOOK_EVENT_ALERT,
   WEBHOOK_EVENT_DIGEST,
@@ -29,11 +28,12 @@ import {
   WEBHOOK_TEXT_DIFF_MAX_CHARS,
 } from '../../../../src/services/alerting/size-limits.js';
 import { hostileAlerts } from '../../../helpers/hostile-alerts.js';
+import { alertsOfNight, type NightWithoutTransitions } from '../../../helpers/night-alerts.js';
 
 const raisedAt = new Date('2026-01-02T03:04:05.000Z');
 const BASE = 'User-agent: *\nDisallow: /cart\n';
 
-function nightFor(origin: string, siteId: string, after: string, flips: VerdictFlip[] = []): SiteNightInput {
+function nightFor(origin: string, siteId: string, after: string, flips: VerdictFlip[] = []): NightWithoutTransitions {
   const rulesDiff = diffRobotsTxt(parseRobotsTxt(BASE), parseRobotsTxt(after), {
     before: new TextEncoder().encode(BASE),
     after: new TextEncoder().encode(after),
@@ -70,7 +70,7 @@ const blocked = (origin: string, path: string, agent = 'Googlebot'): VerdictFlip
 });
 
 /** disallow_all_added, search_url_disallowed and rules_changed for one site. */
-const alertsOf = (origin: string, siteId: string, flips = [blocked(origin, '/')]) => alertsForSiteNight(nightFor(origin, siteId, `${BASE}Disallow: /\n`, flips));
+const alertsOf = (origin: string, siteId: string, flips = [blocked(origin, '/')]) => alertsOfNight(nightFor(origin, siteId, `${BASE}Disallow: /\n`, flips));
 
 const allText = (m: SlackMessage) =>
   m.blocks.map((b: SlackBlock) => (b.type === 'section' ? b.text.text : b.type === 'context' ? b.elements.map((e) => e.text).join('') : '')).join('\n');
@@ -201,7 +201,7 @@ describe('Slack: one alert', () => {
   });
 
   it('a policy alert shows the transition', () => {
-    const [alert] = alertsForSiteNight({
+    const [alert] = alertsOfNight({
       ...nightFor('https://a.example', 's1', BASE),
       change: { ...nightFor('https://a.example', 's1', BASE).change, kinds: [], rulesDiff: null, outcomeTo: 'server_error', policyTo: 'disallow_all', policyReasonTo: 'R-13' },
     });
@@ -213,7 +213,7 @@ describe('Slack: flapping and challenges say what they are about', () => {
   const A = 'aa'.repeat(32);
   const B = 'bb'.repeat(32);
   it('flapping_started lists the versions in rotation and the verdicts that differ between them', () => {
-    const [alert] = alertsForSiteNight({
+    const [alert] = alertsOfNight({
       ...nightFor('https://f.example', 's9', BASE),
       flapping: {
         flapping: true,
@@ -235,7 +235,7 @@ describe('Slack: flapping and challenges say what they are about', () => {
   });
 
   it('challenge_started says which User-Agent to let through', () => {
-    const [alert] = alertsForSiteNight({
+    const [alert] = alertsOfNight({
       ...nightFor('https://w.example', 's8', BASE),
       challenge: { started: true, ended: false, since: null, vendor: 'cloudflare', signal: 'cf-mitigated: challenge', status: 403, userAgent: 'robots-audit/0.1' },
     });
@@ -245,7 +245,7 @@ describe('Slack: flapping and challenges say what they are about', () => {
 
 describe('Slack: the digest of a run', () => {
   it('summarises counts and groups alerts by site, most severe sites first', () => {
-    const warnOnly = alertsForSiteNight(nightFor('https://w.example', 's3', `${BASE}Disallow: /tmp\n`));
+    const warnOnly = alertsOfNight(nightFor('https://w.example', 's3', `${BASE}Disallow: /tmp\n`));
     const alerts = [...warnOnly, ...alertsOf('https://z.example', 's2'), ...alertsOf('https://a.example', 's1')];
     const message = slackDigestMessage(alerts, { runId: 'run-7', finishedAt: raisedAt });
     expect(message.text).toBe('robots-audit run run-7: 4 critical, 3 warning, 0 info on 3 sites');
@@ -367,7 +367,7 @@ describe('issue 26: every message under its maximum, whatever the alert holds', 
     const after = `${BASE}${urls(added, 'v2').map((u) => `Sitemap: ${u}`).join('\n')}\n`;
     const night = nightFor('https://a.example', 's1', after);
     const rulesDiff = diffRobotsTxt(parseRobotsTxt(before), parseRobotsTxt(after));
-    const [alert] = alertsForSiteNight({ ...night, change: { ...night.change, rulesDiff, kinds: rulesDiff.kinds } });
+    const [alert] = alertsOfNight({ ...night, change: { ...night.change, rulesDiff, kinds: rulesDiff.kinds } });
     expect(alert!.kind).toBe('sitemaps_changed');
     const message = slackAlertMessage(alert!, { raisedAt });
     expectWithinSlackLimits(message);

@@ -2,7 +2,7 @@
  * The parse summary and lint counts stored with a body: enough for reports to spot a file that
  * lost its groups or grew errors without re-parsing bodies. Computed once per distinct body.
  */
-import { lintRobotsTxt, parseRobotsTxt } from '../robots/index.js';
+import { lintAndParse } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
 
@@ -20,21 +20,26 @@ export const EMPTY_SUMMARY: SnapshotSummary = { groups: 0, rules: 0, sitemaps: 0
 /** smallint columns: counts past this are stored as this (a 500 KiB file has at most ~50k lines). */
 const SMALLINT_MAX = 32_767;
 
-/**
- * `parsed`: the body's parse when the caller has it already (it is not parsed again); `gaps`, its
- * star-rule gaps likewise (lint would compute them).
- */
-export function summarizeBody(body: Uint8Array, parsed: RobotsTxt = parseRobotsTxt(body), gaps?: StarRuleGaps): SnapshotSummary {
+/** A body's summary, with the parse and the star-rule gaps its one scan built (a night goes on with them). */
+export interface SummarizedBody {
+  summary: SnapshotSummary;
+  parsed: RobotsTxt;
+  starRuleGaps: StarRuleGaps;
+}
+
+/** Lints and parses a body in one scan (lintAndParse) and counts what a report needs. */
+export function summarizeAndParse(body: Uint8Array): SummarizedBody {
+  const { diagnostics, parsed, starRuleGaps } = lintAndParse(body);
   let lintErrors = 0;
   let lintWarnings = 0;
   let lintInfos = 0;
-  for (const d of lintRobotsTxt(body, gaps ? { starRuleGaps: gaps } : {})) {
+  for (const d of diagnostics) {
     if (d.severity === 'error') lintErrors++;
     else if (d.severity === 'warning') lintWarnings++;
     else lintInfos++;
   }
   const cap = (n: number) => Math.min(n, SMALLINT_MAX);
-  return {
+  const summary = {
     groups: cap(parsed.groups.length),
     rules: parsed.groups.reduce((n, g) => n + g.rules.length, 0),
     sitemaps: cap(parsed.sitemaps.length),
@@ -42,4 +47,9 @@ export function summarizeBody(body: Uint8Array, parsed: RobotsTxt = parseRobotsT
     lintWarnings: cap(lintWarnings),
     lintInfos: cap(lintInfos),
   };
+  return { summary, parsed, starRuleGaps };
+}
+
+export function summarizeBody(body: Uint8Array): SnapshotSummary {
+  return summarizeAndParse(body).summary;
 }

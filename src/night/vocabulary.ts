@@ -1,0 +1,74 @@
+/**
+ * The night's words, each list once: the Postgres enums (src/db/schema.ts), the zod schemas and
+ * command options, the alert rules, the reports and the dashboard all import them from here, so
+ * a new kind is added in one place and every layer sees it.
+ *
+ * The order of a list is meaningful where it says so; elsewhere it is the order users read.
+ */
+import type { RobotsChangeKind } from '../robots/diff.js';
+
+/** Alert severities, most severe first: the order of the `alert_severity` enum, compared with `<=` in SQL. */
+export const SEVERITIES = ['critical', 'warning', 'info'] as const;
+export type AlertSeverity = (typeof SEVERITIES)[number];
+
+/** Every alert kind (`alerts.kind`); their severities and when each is raised: src/services/alerting/alert-rules.ts. */
+export const ALERT_KINDS = [
+  'site_unreachable',
+  'night_failed',
+  'disallow_all_added',
+  'search_url_disallowed',
+  'rules_changed',
+  'ai_access_changed',
+  'star_rules_bypassed',
+  'allow_all_4xx',
+  'search_url_allowed',
+  'site_recovered',
+  'fallback_started',
+  'fallback_ended',
+  'sitemaps_changed',
+  'records_changed',
+  'comments_only',
+  'challenge_started',
+  'challenge_ended',
+  'flapping_started',
+  'flapping_settled',
+] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/**
+ * What a night can find changed (`snapshot_changes.kinds`): the site's first night, its bytes,
+ * what the engine's diff finds in them (src/robots/diff.ts), the fetch outcome, the policy, and
+ * the 30-day fallback (D-3) starting or ending.
+ */
+export const CHANGE_KINDS = [
+  'first_seen',
+  'raw',
+  'comments_only',
+  'rules',
+  'sitemaps',
+  'records',
+  'outcome',
+  'policy',
+  'fallback_started',
+  'fallback_ended',
+] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** Why a verdict flipped (`verdict_flips.cause`), most specific first. */
+export const FLIP_CAUSES = ['fallback_started', 'fallback_ended', 'outcome_changed', 'rules_changed'] as const;
+export type FlipCause = (typeof FLIP_CAUSES)[number];
+
+/**
+ * The families an agent is filed under (`user_agents.family`, the user-agent corpus): a flip for
+ * a `search` agent is critical, one for an `ai` agent a warning; the others raise nothing of their own.
+ */
+export const AGENT_FAMILIES = ['search', 'ai', 'seo', 'social', 'other'] as const;
+export type AgentFamily = (typeof AGENT_FAMILIES)[number];
+
+/** A stored family as the alert rules read it: unknown or missing is `other`. */
+export function agentFamilyOrOther(family: string | null): AgentFamily {
+  return (AGENT_FAMILIES as readonly string[]).includes(family as string) ? (family as AgentFamily) : 'other';
+}
+
+// The engine's change kinds are night change kinds: a kind added to the diff and not here fails to compile.
+export const ENGINE_KINDS_ARE_CHANGE_KINDS: Exclude<RobotsChangeKind, 'identical'> extends ChangeKind ? true : never = true;
