@@ -29,10 +29,8 @@ export function isAiCategory(category: CrawlerCategory): boolean {
 }
 
 /**
- * The families of `user_agents.family` and the alert rules (`AgentFamily` in
- * src/services/alerting/alert-rules.ts, `AGENT_FAMILIES` in src/db/agent-families.ts; a unit
- * test keeps the three lists equal). Declared here too so that this pure module depends on
- * neither the database nor the services.
+ * The families of `user_agents.family` and of the alert rules, defined here once: the night's
+ * vocabulary (src/night/vocabulary.ts) names them `AGENT_FAMILIES` / `AgentFamily`.
  */
 export const CRAWLER_FAMILIES = ['search', 'ai', 'seo', 'social', 'other'] as const;
 export type CrawlerFamily = (typeof CRAWLER_FAMILIES)[number];

@@ -5,6 +5,8 @@
  *
  * The order of a list is meaningful where it says so; elsewhere it is the order users read.
  */
+import { CRAWLER_FAMILIES } from '../crawlers/categories.js';
+import type { CrawlerFamily } from '../crawlers/categories.js';
 import type { RobotsChangeKind } from '../robots/diff.js';
 
 /** Alert severities, most severe first: the order of the `alert_severity` enum, compared with `<=` in SQL. */
@@ -59,15 +61,16 @@ export const FLIP_CAUSES = ['fallback_started', 'fallback_ended', 'outcome_chang
 export type FlipCause = (typeof FLIP_CAUSES)[number];
 
 /**
- * The families an agent is filed under (`user_agents.family`, the user-agent corpus): a flip for
- * a `search` agent is critical, one for an `ai` agent a warning; the others raise nothing of their own.
+ * The families an agent is filed under (`user_agents.family`): a flip for a `search` agent is
+ * critical, one for an `ai` agent a warning; the others raise nothing of their own. They are the
+ * crawler catalogue's families (src/crawlers/categories.ts), defined there, below the night.
  */
-export const AGENT_FAMILIES = ['search', 'ai', 'seo', 'social', 'other'] as const;
-export type AgentFamily = (typeof AGENT_FAMILIES)[number];
+export { CRAWLER_FAMILIES as AGENT_FAMILIES } from '../crawlers/categories.js';
+export type { CrawlerFamily as AgentFamily } from '../crawlers/categories.js';
 
 /** A stored family as the alert rules read it: unknown or missing is `other`. */
-export function agentFamilyOrOther(family: string | null): AgentFamily {
-  return (AGENT_FAMILIES as readonly string[]).includes(family as string) ? (family as AgentFamily) : 'other';
+export function agentFamilyOrOther(family: string | null): CrawlerFamily {
+  return (CRAWLER_FAMILIES as readonly string[]).includes(family as string) ? (family as CrawlerFamily) : 'other';
 }
 
 // The engine's change kinds are night change kinds: a kind added to the diff and not here fails to compile.
