@@ -7,7 +7,7 @@
  * The listing repeats each command's term and description so `--help` needs no module at all;
  * test/unit/cli/command-table.test.ts checks it against what the modules register.
  */
-import type { CommandRegistrar } from './main.js';
+import type { CommandRegistrar } from './command-registrar.js';
 
 export interface CommandListing {
   name: string;

@@ -11,8 +11,6 @@ import { processIo } from './io.js';
 import { COMMAND_MODULES } from './command-table.js';
 import type { CommandModule } from './command-table.js';
 
-export type CommandRegistrar = (program: Command, io: CliIo) => void;
-
 /** The program without its commands: name, version, output through `io`, errors thrown. */
 export function createProgram(io: CliIo): Command {
   return new Command('robots-audit')

@@ -12,7 +12,7 @@ import { reindexBodiesInUse } from '../../services/body-index.service.js';
 import { syncCatalogue } from '../../services/catalogue.service.js';
 import { checkAgentTokens } from '../agent-tokens.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
 import type { UserAgent } from '../../db/user-agents.repo.js';

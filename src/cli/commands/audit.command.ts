@@ -22,7 +22,7 @@ import { finishRunIfComplete, startPipelineWorkers } from '../../services/pipeli
 import { pendingDeliveriesOfRun } from '../../db/changes.repo.js';
 import { terminalText } from '../../reports/terminal-text.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
 

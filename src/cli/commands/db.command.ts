@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { prepareDatabase } from '../../services/prepare-database.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseErrorMessage, databaseUrlOption, requireDatabase, resolveDatabaseUrl } from '../with-database.js';

@@ -29,7 +29,7 @@ import { nightLine, replayNight, settleAnalysis, settleDeliveries } from '../dem
 import { demoReportsText } from '../demo-reports.js';
 import type { CliIo } from '../io.js';
 import { terminalWidth } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
 

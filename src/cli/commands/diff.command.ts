@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { runSiteReport } from '../site-report-run.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';

@@ -18,7 +18,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { LruCache } from '../lru-cache.js';
 // parse.js, not the engine's index: the index also loads the linter, which eval never uses.
 import { parseRobotsTxt } from '../../robots/parse.js';

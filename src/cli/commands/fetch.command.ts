@@ -12,7 +12,7 @@
 import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
 import { pipelineConfig } from '../pipeline-config.js';

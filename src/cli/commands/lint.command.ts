@@ -6,7 +6,7 @@
 import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { readInput } from '../read-input.js';
 import { lintRobotsTxt } from '../../robots/index.js';
 import type { Diagnostic, Severity } from '../../robots/index.js';

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { runScheduler } from '../../../workers/scheduler.js';
 import { runWorker } from '../../../workers/worker.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig } from '../pipeline-config.js';
 

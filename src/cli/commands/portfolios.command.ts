@@ -10,7 +10,7 @@ import { config } from '../../config/env.js';
 import { createPortfoliosRepo } from '../../db/portfolios.repo.js';
 import { InvalidScheduleError, nextFiring } from '../../queues/portfolio-schedules.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { textTable } from '../text-table.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';

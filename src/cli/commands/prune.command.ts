@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { PRUNE_BATCH_SITES, pruneBefore } from '../../services/prune.service.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';

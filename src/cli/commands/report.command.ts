@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { Argument, Option } from 'commander';
 import type { CliIo } from '../io.js';
 import { terminalWidth } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { REPORT_FORMATS, REPORT_NAMES, ReportInputError, buildReport, formatReport, resolveReportFilters } from '../../reports/index.js';
 import type { ReportFormat, ReportName } from '../../reports/index.js';
 import type { DatabaseOptions } from '../with-database.js';

@@ -11,7 +11,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { isLoopbackHost } from '../../web/auth.js';
 import { createDashboard } from '../../web/server.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { cliLogger, pipelineConfig } from '../pipeline-config.js';
 import { databaseErrorMessage, databaseUrlOption } from '../with-database.js';
 import { untilStopped } from '../../../workers/shutdown.js';

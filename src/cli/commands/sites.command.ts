@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { readInput } from '../read-input.js';
 import { parseLabels, parseSitesCsv, SITES_CSV_COLUMNS } from '../sites-csv.js';
 import type { DatabaseOptions } from '../with-database.js';

@@ -15,7 +15,7 @@ import { createQueues } from '../../queues/queues.js';
 import { latestFailedJobs, queueDepths, runsInProgress } from '../../services/pipeline-status.js';
 import type { FailedJob, QueueDepth, RunProgress } from '../../services/pipeline-status.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, pipelineConfig, requireServices } from '../pipeline-config.js';
 import { textTable } from '../text-table.js';

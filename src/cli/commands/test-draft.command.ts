@@ -14,7 +14,7 @@ import { CommanderError, Option } from 'commander';
 import type { Command } from 'commander';
 import type pg from 'pg';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
 import { commandConfig } from '../command-config.js';

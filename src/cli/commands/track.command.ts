@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { checkAgentTokens } from '../agent-tokens.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
 import type { Database } from '../../db/client.js';
