@@ -6,6 +6,7 @@
 import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
 import type { CommandRegistrar } from '../command-registrar.js';
 import { readInput } from '../read-input.js';
 import { canonicalUrl } from '../../robots/origin.js';
@@ -32,7 +33,7 @@ const VERDICT_WIDTH = 'disallowed'.length;
 export const registerCheckCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('check')
-    .description('Evaluate URLs against a robots.txt as the named crawler does (its documented crawler rules, Google\'s matching), and name the line that decides.')
+    .description(COMMAND_DESCRIPTIONS.check)
     .requiredOption('--robots <file>', 'the robots.txt to read, as bytes; "-" reads standard input')
     .option('--ua <token>', 'user-agent product token, e.g. Googlebot (repeat for several)', collect)
     .option('--json', 'write one JSON object per URL and agent (JSON Lines)')

@@ -29,6 +29,7 @@ import { nightLine, replayNight, settleAnalysis, settleDeliveries } from '../dem
 import { demoReportsText } from '../demo-reports.js';
 import type { CliIo } from '../io.js';
 import { terminalWidth } from '../io.js';
+import { COMMAND_DESCRIPTIONS, DEMO_DATABASE } from '../command-descriptions.js';
 import type { CommandRegistrar } from '../command-registrar.js';
 import { createProgram, runProgram } from '../program.js';
 import { registerAlertsCommand } from './alerts.command.js';
@@ -38,7 +39,6 @@ import { registerTrackCommand } from './track.command.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
 
-export const DEMO_DATABASE = 'robots_audit_demo';
 /** A database name the demo may drop and create: plain identifier characters only. */
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** The width of the reports printed at the end when not on a terminal (they cut long cells to fit). */
@@ -107,7 +107,7 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
   addConnectionOptions(
     program
       .command('demo')
-      .description(`Replay a year of scripted and a month of real robots.txt histories on a local web, then print the first reports (recreates the database ${DEMO_DATABASE}).`)
+      .description(COMMAND_DESCRIPTIONS.demo)
       .option('--database-name <name>', 'the database the demo drops and creates on the DATABASE_URL server', databaseName, DEMO_DATABASE),
   ).action(async (options: ConnectionOptions & { databaseName: string }) => {
     const config = pipelineConfig(io, options);
