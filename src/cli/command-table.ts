@@ -4,10 +4,14 @@
  * `check`, `lint` and `eval` need the engine and commander, not the database, queue and HTTP
  * libraries the other commands load (hundreds of milliseconds of start-up).
  *
- * The listing repeats each command's term and description so `--help` needs no module at all;
- * test/unit/cli/command-table.test.ts checks it against what the modules register.
+ * So that `--help` needs no module at all, the listing takes each command's description from
+ * command-descriptions.ts, as the module does, and repeats the term commander would build from
+ * the module's options and arguments; test/unit/cli/command-table.test.ts checks it against what
+ * the modules register.
  */
-import type { CommandRegistrar } from './main.js';
+import { COMMAND_DESCRIPTIONS } from './command-descriptions.js';
+import type { TopLevelCommandName } from './command-descriptions.js';
+import type { CommandRegistrar } from './command-registrar.js';
 
 export interface CommandListing {
   name: string;
@@ -22,126 +26,100 @@ export interface CommandModule {
   load(): Promise<CommandRegistrar>;
 }
 
+function listing(name: TopLevelCommandName, term: string): CommandListing {
+  return { name, term, description: COMMAND_DESCRIPTIONS[name] };
+}
+
 export const COMMAND_MODULES: readonly CommandModule[] = [
   {
-    commands: [{ name: 'check', term: 'check [options] <url...>', description: 'Evaluate URLs against a robots.txt as the named crawler does (its documented crawler rules, Google\'s matching), and name the line that decides.' }],
+    commands: [listing('check', 'check [options] <url...>')],
     load: async () => (await import('./commands/check.command.js')).registerCheckCommand,
   },
   {
-    commands: [{ name: 'lint', term: 'lint [options] <file>', description: 'Report problems in a robots.txt: syntax Google ignores, typos, unreachable rules, size.' }],
+    commands: [listing('lint', 'lint [options] <file>')],
     load: async () => (await import('./commands/lint.command.js')).registerLintCommand,
   },
   {
-    commands: [{ name: 'eval', term: 'eval [options]', description: 'Bulk, Google-exact evaluation for scripts: JSON Lines in on standard input, one verdict per line out.' }],
+    commands: [listing('eval', 'eval [options]')],
     load: async () => (await import('./commands/eval.command.js')).registerEvalCommand,
   },
   {
-    commands: [{ name: 'db', term: 'db', description: 'Database administration.' }],
+    commands: [listing('db', 'db')],
     load: async () => (await import('./commands/db.command.js')).registerDbCommand,
   },
   {
-    commands: [
-      {
-        name: 'prune',
-        term: 'prune [options]',
-        description: "Remove nights older than a date, keeping each site's latest and last good nights, every change, flip and alert.",
-      },
-    ],
+    commands: [listing('prune', 'prune [options]')],
     load: async () => (await import('./commands/prune.command.js')).registerPruneCommand,
   },
   {
-    commands: [{ name: 'sites', term: 'sites', description: 'Manage the monitored sites and their portfolios.' }],
+    commands: [listing('sites', 'sites')],
     load: async () => (await import('./commands/sites.command.js')).registerSitesCommand,
   },
   {
-    commands: [{ name: 'portfolios', term: 'portfolios', description: 'List portfolios and give them schedules of their own.' }],
+    commands: [listing('portfolios', 'portfolios')],
     load: async () => (await import('./commands/portfolios.command.js')).registerPortfoliosCommand,
   },
   {
-    commands: [{ name: 'audit', term: 'audit [options]', description: 'Start an audit run now (all enabled sites, or one portfolio).' }],
+    commands: [listing('audit', 'audit [options]')],
     load: async () => (await import('./commands/audit.command.js')).registerAuditCommand,
   },
   {
     commands: [
-      { name: 'worker', term: 'worker [options]', description: 'Run the batch, site and alert workers until SIGTERM (in-flight jobs finish within ROBOTS_AUDIT_SHUTDOWN_GRACE_MS).' },
-      { name: 'scheduler', term: 'scheduler [options]', description: "Keep the nightly job scheduler (ROBOTS_AUDIT_SCHEDULE, ROBOTS_AUDIT_TIMEZONE) and start each night's run." },
+      listing('worker', 'worker [options]'),
+      listing('scheduler', 'scheduler [options]'),
     ],
     load: async () => (await import('./commands/pipeline.command.js')).registerPipelineCommands,
   },
   {
-    commands: [
-      {
-        name: 'report',
-        term: 'report [options] <report>',
-        description: 'Print a report: status, changes, flips, alerts, ai-access, failing, lint or portability, as a table, CSV or JSON.',
-      },
-    ],
+    commands: [listing('report', 'report [options] <report>')],
     load: async () => (await import('./commands/report.command.js')).registerReportCommand,
   },
   {
-    commands: [
-      {
-        name: 'serve',
-        term: 'serve [options]',
-        description: 'Serve the read-only web dashboard (127.0.0.1:8080 by default; elsewhere only with ROBOTS_AUDIT_DASHBOARD_TOKEN).',
-      },
-    ],
+    commands: [listing('serve', 'serve [options]')],
     load: async () => (await import('./commands/serve.command.js')).registerServeCommand,
   },
   {
-    commands: [{ name: 'stats', term: 'stats [options]', description: 'Show the pipeline now: jobs per queue, runs in progress, failed jobs, pending alert deliveries, sites waiting for a retry.' }],
+    commands: [listing('stats', 'stats [options]')],
     load: async () => (await import('./commands/stats.command.js')).registerStatsCommand,
   },
   {
-    commands: [{ name: 'demo', term: 'demo [options]', description: 'Replay a year of scripted and a month of real robots.txt histories on a local web, then print the first reports (recreates the database robots_audit_demo).' }],
+    commands: [listing('demo', 'demo [options]')],
     load: async () => (await import('./commands/demo.command.js')).registerDemoCommand,
   },
   {
-    commands: [{ name: 'fetch', term: 'fetch [options] <url>', description: "Fetch a site's robots.txt now and show the outcome, redirects, size, cache lifetime, policy and lint summary." }],
+    commands: [listing('fetch', 'fetch [options] <url>')],
     load: async () => (await import('./commands/fetch.command.js')).registerFetchCommand,
   },
   {
     commands: [
-      { name: 'track', term: 'track [options] <site> <url-or-path...>', description: "Track URLs of a monitored site: their verdicts are evaluated every night, beside the site's root." },
-      { name: 'untrack', term: 'untrack [options] <site> <url-or-path...>', description: 'Stop tracking URLs of a site (the site root is always tracked).' },
-      { name: 'tracked', term: 'tracked [options] [site]', description: 'List tracked URLs with their extra agents, of one site or of all.' },
+      listing('track', 'track [options] <site> <url-or-path...>'),
+      listing('untrack', 'untrack [options] <site> <url-or-path...>'),
+      listing('tracked', 'tracked [options] [site]'),
     ],
     load: async () => (await import('./commands/track.command.js')).registerTrackCommand,
   },
   {
-    commands: [{ name: 'history', term: 'history [options] <site>', description: "A site's nights, newest first: outcome, effective policy and why, what changed, verdict flips and alerts." }],
+    commands: [listing('history', 'history [options] <site>')],
     load: async () => (await import('./commands/history.command.js')).registerHistoryCommand,
   },
   {
-    commands: [{ name: 'diff', term: 'diff [options] <site>', description: "Compare two versions of a site's robots.txt: the text diff, and the rules each crawler gains and loses." }],
+    commands: [listing('diff', 'diff [options] <site>')],
     load: async () => (await import('./commands/diff.command.js')).registerDiffCommand,
   },
   {
-    commands: [
-      {
-        name: 'explain',
-        term: 'explain [options] <site> <url>',
-        description: "Explain a URL's verdict for a crawler under a site's current policy: the deciding line, its group, and why that policy applies.",
-      },
-    ],
+    commands: [listing('explain', 'explain [options] <site> <url>')],
     load: async () => (await import('./commands/explain.command.js')).registerExplainCommand,
   },
   {
-    commands: [
-      {
-        name: 'test-draft',
-        term: 'test-draft [options] <site> <draft>',
-        description: 'Test a draft robots.txt before it ships: the verdicts that would flip, the alerts, per-crawler changes and lint; exit 1 on a flip at or above --fail-on.',
-      },
-    ],
+    commands: [listing('test-draft', 'test-draft [options] <site> <draft>')],
     load: async () => (await import('./commands/test-draft.command.js')).registerTestDraftCommand,
   },
   {
-    commands: [{ name: 'agents', term: 'agents', description: 'Manage the user agents evaluated for every tracked URL.' }],
+    commands: [listing('agents', 'agents')],
     load: async () => (await import('./commands/agents.command.js')).registerAgentsCommand,
   },
   {
-    commands: [{ name: 'alerts', term: 'alerts', description: 'Manage where alerts are sent: signed webhooks, Slack and e-mail.' }],
+    commands: [listing('alerts', 'alerts')],
     load: async () => (await import('./commands/alerts.command.js')).registerAlertsCommand,
   },
 ];

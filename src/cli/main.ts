@@ -1,27 +1,15 @@
 /**
  * `robots-audit`: the command line. Each command lives in its own module under
- * `src/cli/commands/` and registers itself on the commander program; this file only wires them,
+ * `src/cli/commands/` and registers itself on the program (program.ts); this file only wires them,
  * importing a module only when one of its commands runs (`command-table.ts` says why).
- * commander is used for parsing because it is the most widely kept CLI parser for Node, with
- * typed options, sub-commands and generated help.
  */
-import { Command, CommanderError, Help } from 'commander';
+import type { Command } from 'commander';
+import { Help } from 'commander';
 import type { CliIo } from './io.js';
 import { processIo } from './io.js';
 import { COMMAND_MODULES } from './command-table.js';
 import type { CommandModule } from './command-table.js';
-
-export type CommandRegistrar = (program: Command, io: CliIo) => void;
-
-/** The program without its commands: name, version, output through `io`, errors thrown. */
-export function createProgram(io: CliIo): Command {
-  return new Command('robots-audit')
-    .description('Audit robots.txt for portfolios of websites: Google-exact parsing, fetch rules, diffs and alerts.')
-    .version('0.1.0')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .showHelpAfterError();
-}
+import { createProgram, runProgram } from './program.js';
 
 /**
  * The command `argv` runs: its first word, or the word after `help` (`help check` shows check's
@@ -58,13 +46,5 @@ export async function buildProgram(io: CliIo, argv: readonly string[] = [], modu
 
 /** Runs the CLI and resolves with the process exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  try {
-    const program = await buildProgram(io, argv);
-    await program.parseAsync(argv, { from: 'user' });
-    return io.exitCode ?? 0;
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    io.stderr.write(`robots-audit: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 2;
-  }
+  return runProgram(argv, io, () => buildProgram(io, argv));
 }

@@ -12,7 +12,8 @@ import { reindexBodiesInUse } from '../../services/body-index.service.js';
 import { syncCatalogue } from '../../services/catalogue.service.js';
 import { checkAgentTokens } from '../agent-tokens.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
 import type { UserAgent } from '../../db/user-agents.repo.js';
@@ -34,7 +35,7 @@ function writeTable(agents: UserAgent[], io: CliIo): void {
 }
 
 export const registerAgentsCommand: CommandRegistrar = (program: Command, io: CliIo) => {
-  const agents = program.command('agents').description('Manage the user agents evaluated for every tracked URL.');
+  const agents = program.command('agents').description(COMMAND_DESCRIPTIONS.agents);
 
   agents
     .command('list')

@@ -12,7 +12,8 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
 import { pipelineConfig } from '../pipeline-config.js';
@@ -159,7 +160,7 @@ function testLine(channel: AlertChannel, result: DeliveryResult): string {
 }
 
 export const registerAlertsCommand: CommandRegistrar = (program: Command, io: CliIo) => {
-  const alerts = program.command('alerts').description('Manage where alerts are sent: signed webhooks, Slack and e-mail.');
+  const alerts = program.command('alerts').description(COMMAND_DESCRIPTIONS.alerts);
 
   const fail = (message: string) => {
     io.stderr.write(`robots-audit: ${message}\n`);

@@ -22,7 +22,8 @@ import { finishRunIfComplete, startPipelineWorkers } from '../../services/pipeli
 import { pendingDeliveriesOfRun } from '../../db/changes.repo.js';
 import { terminalText } from '../../reports/terminal-text.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
 
@@ -299,7 +300,7 @@ export const registerAuditCommand: CommandRegistrar = (program: Command, io: Cli
   addConnectionOptions(
     program
       .command('audit')
-      .description('Start an audit run now (all enabled sites, or one portfolio).')
+      .description(COMMAND_DESCRIPTIONS.audit)
       .option('--portfolio <name>', 'only the sites of this portfolio')
       .option('--wait', 'follow the run to its end, naming each wait for a retry, print its summary (with its pending sites: those it did not wait for); exit 1 if it could not complete or a site failed for good')
       .option('--at <iso-time>', 'record the run as taking place at this time (its policy clock; replays and backfills)')

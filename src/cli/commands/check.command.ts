@@ -3,12 +3,11 @@
  * agent, and which line decided. URLs typed by people are put in canonical form first (D-5);
  * the engine then compares that string byte for byte, as Google's parser does (T29, C16).
  */
-import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { readInput } from '../read-input.js';
-import { canonicalUrl } from '../../robots/origin.js';
 // parse.js, not the engine's index: the index also loads the linter, which check never uses.
 import { parseRobotsTxt } from '../../robots/parse.js';
 import type { Explanation, RobotsTxt } from '../../robots/index.js';
@@ -17,6 +16,8 @@ import { explainAsCrawler, followedGroupText } from '../../robots/crawlers.js';
 import type { CrawlerExplanation } from '../../robots/crawlers.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../../crawlers/crawler-rules.js';
 import { checkWithProfile, profileOption } from '../profile-check.js';
+import { writeVerdicts } from '../check-output.js';
+import type { CheckOutput, DecideVerdict } from '../check-output.js';
 import type { ParserProfileName } from '../../robots/profiles/index.js';
 
 interface CheckOptions {
@@ -26,13 +27,10 @@ interface CheckOptions {
   json?: boolean;
 }
 
-/** Width of the verdict column: the longest word, `disallowed`. */
-const VERDICT_WIDTH = 'disallowed'.length;
-
 export const registerCheckCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('check')
-    .description('Evaluate URLs against a robots.txt as the named crawler does (its documented crawler rules, Google\'s matching), and name the line that decides.')
+    .description(COMMAND_DESCRIPTIONS.check)
     .requiredOption('--robots <file>', 'the robots.txt to read, as bytes; "-" reads standard input')
     .option('--ua <token>', 'user-agent product token, e.g. Googlebot (repeat for several)', collect)
     .option('--json', 'write one JSON object per URL and agent (JSON Lines)')
@@ -72,9 +70,8 @@ exit code is 2. Exit code 0 otherwise, whatever the verdicts.
         if (checkWithProfile(options.profile, body, urls, uas, options.json === true, io)) io.exitCode = 2;
         return;
       }
-      const robots = parseRobotsTxt(body);
-      const failed = runChecks(robots, urls, uas, options.json === true, io);
-      if (failed) io.exitCode = 2;
+      const output: CheckOutput = { io, json: options.json === true, errorFields: {}, errorMessage: (err) => (err instanceof Error ? err.message : String(err)) };
+      if (writeVerdicts(output, urls, uas, crawlerVerdict(parseRobotsTxt(body)))) io.exitCode = 2;
     });
 };
 
@@ -82,33 +79,13 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** Writes one result per URL and agent; returns true when some URL could not be parsed. */
-function runChecks(robots: RobotsTxt, inputs: string[], uas: string[], json: boolean, io: CliIo): boolean {
-  let failed = false;
-  const showAgent = uas.length > 1;
-  for (const input of inputs) {
-    let url: string;
-    try {
-      url = canonicalUrl(input);
-    } catch (err) {
-      failed = true;
-      const message = err instanceof Error ? err.message : String(err);
-      io.stdout.write(json ? `${JSON.stringify({ input, error: message })}\n` : `${terminalText(`${'error'.padEnd(VERDICT_WIDTH)}  ${input}  (${message})`)}\n`);
-      continue;
-    }
-    for (const ua of uas) {
-      const explanation = explainAsCrawler(robots, url, ua);
-      io.stdout.write(json ? `${JSON.stringify(jsonResult(input, url, ua, explanation))}\n` : `${terminalText(textResult(robots, url, ua, explanation, showAgent))}\n`);
-    }
-  }
-  return failed;
-}
-
-function textResult(robots: RobotsTxt, url: string, ua: string, e: CrawlerExplanation, showAgent: boolean): string {
-  const verdict = (e.allowed ? 'allowed' : 'disallowed').padEnd(VERDICT_WIDTH);
-  const agent = showAgent ? `${ua}  ` : '';
-  const notes = [followedGroupText(ua, e.followed), robotsTxtUseText(ua)].filter((n) => n !== null);
-  return `${verdict}  ${agent}${url}  (${[reasonText(robots, e), ...notes].join('; ')})`;
+/** Google's answer, as the agent's crawler decides by its documented crawler rules. */
+function crawlerVerdict(robots: RobotsTxt): DecideVerdict {
+  return (url, ua) => {
+    const e = explainAsCrawler(robots, url, ua);
+    const notes = [followedGroupText(ua, e.followed), robotsTxtUseText(ua)].filter((n) => n !== null);
+    return { allowed: e.allowed, reason: [reasonText(robots, e), ...notes].join('; '), fields: jsonFields(ua, e) };
+  };
 }
 
 /** Why, in words: the deciding line and the group it stands in, or that nothing matched. */
@@ -136,13 +113,10 @@ function groupAgents(robots: RobotsTxt, e: Explanation, ruleLine: number | null)
   return [...new Set(values.length > 0 ? values : e.group.userAgents.map((u) => u.value))].join(', ');
 }
 
-function jsonResult(input: string, url: string, ua: string, e: CrawlerExplanation) {
+function jsonFields(ua: string, e: CrawlerExplanation) {
   const robotsTxt = findCrawlerRules(ua)?.robotsTxt ?? null;
   const parser = parserOf(ua);
   return {
-    input,
-    url,
-    ua,
     allowed: e.allowed,
     line: e.line,
     path: e.path,

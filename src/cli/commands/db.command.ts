@@ -5,13 +5,14 @@
  */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { prepareDatabase } from '../../services/prepare-database.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseErrorMessage, databaseUrlOption, requireDatabase, resolveDatabaseUrl } from '../with-database.js';
 
 export const registerDbCommand: CommandRegistrar = (program: Command, io: CliIo) => {
-  const db = program.command('db').description('Database administration.');
+  const db = program.command('db').description(COMMAND_DESCRIPTIONS.db);
   db.command('migrate')
     .description('Apply pending migrations from migrations/ (prints each one applied, or "already up to date"), then index bodies stored before their rules were kept.')
     .addOption(databaseUrlOption())

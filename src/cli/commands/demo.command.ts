@@ -29,11 +29,16 @@ import { nightLine, replayNight, settleAnalysis, settleDeliveries } from '../dem
 import { demoReportsText } from '../demo-reports.js';
 import type { CliIo } from '../io.js';
 import { terminalWidth } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS, DEMO_DATABASE } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
+import { createProgram, runProgram } from '../program.js';
+import { registerAlertsCommand } from './alerts.command.js';
+import { registerSitesCommand } from './sites.command.js';
+import { registerTestDraftCommand } from './test-draft.command.js';
+import { registerTrackCommand } from './track.command.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig, requireServices } from '../pipeline-config.js';
 
-export const DEMO_DATABASE = 'robots_audit_demo';
 /** A database name the demo may drop and create: plain identifier characters only. */
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** The width of the reports printed at the end when not on a terminal (they cut long cells to fit). */
@@ -83,15 +88,28 @@ const MORE_COMMANDS: readonly (readonly [string, string])[] = [
   ['robots-audit test-draft shop.demo <draft> [--format json|github]', 'a draft robots.txt against the one in force, before it ships'],
 ];
 
+/** The commands the demo runs as a user would type them. */
+const DEMO_COMMANDS: readonly CommandRegistrar[] = [registerAlertsCommand, registerSitesCommand, registerTrackCommand, registerTestDraftCommand];
+
+/**
+ * Runs one of the demo's command lines as `robots-audit` would, on a program of the demo's
+ * commands alone: main.ts would import the table of commands, which imports this module.
+ */
+function runDemoCommand(argv: string[], io: CliIo): Promise<number> {
+  return runProgram(argv, io, () => {
+    const program = createProgram(io);
+    for (const register of DEMO_COMMANDS) register(program, io);
+    return program;
+  });
+}
+
 export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   addConnectionOptions(
     program
       .command('demo')
-      .description(`Replay a year of scripted and a month of real robots.txt histories on a local web, then print the first reports (recreates the database ${DEMO_DATABASE}).`)
+      .description(COMMAND_DESCRIPTIONS.demo)
       .option('--database-name <name>', 'the database the demo drops and creates on the DATABASE_URL server', databaseName, DEMO_DATABASE),
   ).action(async (options: ConnectionOptions & { databaseName: string }) => {
-    // Imported here: main.ts imports this module, so a top-level import would be circular.
-    const { main } = await import('../main.js');
     const config = pipelineConfig(io, options);
     const database = options.databaseName;
     const demoUrl = withDatabaseName(config.DATABASE_URL, database);
@@ -145,7 +163,7 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
         },
       });
       const stdout = shown === undefined ? io.stdout : collect;
-      const code = await main([...argv, '--database-url', demoUrl], { ...io, stdout, env });
+      const code = await runDemoCommand([...argv, '--database-url', demoUrl], { ...io, stdout, env });
       if (lines.length > 0) say(`${lines[0]}\n… ${lines.length - 1} more lines like it`);
       if (code !== 0) throw new Error(`robots-audit ${argv[0]} exited with ${code}`);
     };
@@ -210,7 +228,7 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
     say();
     say("== before it ships: the shop's staging robots.txt (Disallow: /) against the one in force, as a merge request's check (docs/ci.md)");
     say('$ robots-audit test-draft shop.demo - < staging-robots.txt');
-    const code = await main(['test-draft', 'shop.demo', '-', '--database-url', demoUrl], { ...io, stdin: Readable.from([Buffer.from(SHOP_STAGING)]), env });
+    const code = await runDemoCommand(['test-draft', 'shop.demo', '-', '--database-url', demoUrl], { ...io, stdin: Readable.from([Buffer.from(SHOP_STAGING)]), env });
     say(`   exit code ${code}: ${code === 1 ? 'the check fails, the staging file does not ship' : 'the check passes'}`);
 
     const pool = new pg.Pool({ connectionString: demoUrl, max: 2 });

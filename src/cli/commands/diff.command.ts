@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { runSiteReport } from '../site-report-run.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
@@ -24,7 +25,7 @@ interface DiffOptions extends DatabaseOptions {
 export const registerDiffCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('diff')
-    .description("Compare two versions of a site's robots.txt: the text diff, and the rules each crawler gains and loses.")
+    .description(COMMAND_DESCRIPTIONS.diff)
     .argument('<site>', 'an origin (https://example.com) or a host (example.com: must match one monitored origin)')
     .option('--from <night|run>', 'the older end: a night (YYYY-MM-DD or an ISO time), a run id or a run key (default: the version before --to)')
     .option('--to <night|run>', 'the newer end, the same way (default: the latest version)')

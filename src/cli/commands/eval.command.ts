@@ -18,7 +18,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { LruCache } from '../lru-cache.js';
 // parse.js, not the engine's index: the index also loads the linter, which eval never uses.
 import { parseRobotsTxt } from '../../robots/parse.js';
@@ -301,7 +302,7 @@ interface EvalCliOptions {
 export const registerEvalCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('eval')
-    .description('Bulk, Google-exact evaluation for scripts: JSON Lines in on standard input, one verdict per line out.')
+    .description(COMMAND_DESCRIPTIONS.eval)
     .option('--profile <name>', `answer as this parser library does: ${PARSER_PROFILES.join(', ')}`, profileName, DEFAULT_PARSER_PROFILE)
     .option('--stats', 'print counts (lines, errors, parses, cache hits) on standard error at the end')
     .option('--cache-entries <n>', 'parsed bodies kept for reuse', wholeNumber, EVAL_CACHE_MAX_ENTRIES)

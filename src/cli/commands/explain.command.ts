@@ -7,7 +7,8 @@
 import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { runSiteReport } from '../site-report-run.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
@@ -25,7 +26,7 @@ interface ExplainOptions extends DatabaseOptions {
 export const registerExplainCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('explain')
-    .description("Explain a URL's verdict for a crawler under a site's current policy: the deciding line, its group, and why that policy applies.")
+    .description(COMMAND_DESCRIPTIONS.explain)
     .argument('<site>', 'an origin (https://example.com) or a host (example.com: must match one monitored origin)')
     .argument('<url>', 'a path (/private/x) read against the site, or a full URL of the same origin')
     .requiredOption('--ua <token>', 'the crawler\'s user-agent product token, e.g. Googlebot')

@@ -12,7 +12,8 @@
 import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
 import { pipelineConfig } from '../pipeline-config.js';
@@ -61,7 +62,7 @@ export interface FetchReport {
 export const registerFetchCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   const command = program
     .command('fetch')
-    .description("Fetch a site's robots.txt now and show the outcome, redirects, size, cache lifetime, policy and lint summary.")
+    .description(COMMAND_DESCRIPTIONS.fetch)
     .argument('<url>', 'any URL of the site (a bare host such as example.com is read as https); its /robots.txt is fetched')
     .option('--json', 'write one JSON object')
     .option('--store', 'record the fetch in the database as a manual run (the site is added if new)')

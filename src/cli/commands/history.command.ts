@@ -6,7 +6,8 @@
 import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { parseLimit, runSiteReport } from '../site-report-run.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
@@ -22,7 +23,7 @@ interface HistoryOptions extends DatabaseOptions {
 export const registerHistoryCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('history')
-    .description("A site's nights, newest first: outcome, effective policy and why, what changed, verdict flips and alerts.")
+    .description(COMMAND_DESCRIPTIONS.history)
     .argument('<site>', 'an origin (https://example.com) or a host (example.com: must match one monitored origin)')
     .option('--limit <n>', `the newest nights to show (default ${DEFAULT_HISTORY_LIMIT})`)
     .option('--json', 'write the nights as one JSON object')

@@ -6,7 +6,8 @@
 import { terminalText } from '../../reports/terminal-text.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { readInput } from '../read-input.js';
 import { lintRobotsTxt } from '../../robots/index.js';
 import type { Diagnostic, Severity } from '../../robots/index.js';
@@ -20,7 +21,7 @@ interface LintOptions {
 export const registerLintCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('lint')
-    .description('Report problems in a robots.txt: syntax Google ignores, typos, unreachable rules, size.')
+    .description(COMMAND_DESCRIPTIONS.lint)
     .argument('<file>', 'the robots.txt to read, as bytes; "-" reads standard input')
     .option('--json', 'write one JSON object per diagnostic (JSON Lines)')
     .option('--all', 'include trivia: comments and empty lines')

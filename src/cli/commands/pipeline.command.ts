@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import { runScheduler } from '../../../workers/scheduler.js';
 import { runWorker } from '../../../workers/worker.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, cliLogger, pipelineConfig } from '../pipeline-config.js';
 
@@ -32,7 +33,7 @@ export const registerPipelineCommands: CommandRegistrar = (program: Command, io:
   addConnectionOptions(
     program
       .command('worker')
-      .description('Run the batch, site and alert workers until SIGTERM (in-flight jobs finish within ROBOTS_AUDIT_SHUTDOWN_GRACE_MS).'),
+      .description(COMMAND_DESCRIPTIONS.worker),
   )
     .addOption(metricsPortOption('ROBOTS_AUDIT_METRICS_PORT'))
     .action(async (options: ProcessOptions) => {
@@ -43,7 +44,7 @@ export const registerPipelineCommands: CommandRegistrar = (program: Command, io:
   addConnectionOptions(
     program
       .command('scheduler')
-      .description('Keep the nightly job scheduler (ROBOTS_AUDIT_SCHEDULE, ROBOTS_AUDIT_TIMEZONE) and start each night\'s run.'),
+      .description(COMMAND_DESCRIPTIONS.scheduler),
   )
     .addOption(metricsPortOption('ROBOTS_AUDIT_SCHEDULER_METRICS_PORT'))
     .action(async (options: ProcessOptions) => {

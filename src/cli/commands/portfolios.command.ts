@@ -10,7 +10,8 @@ import { config } from '../../config/env.js';
 import { createPortfoliosRepo } from '../../db/portfolios.repo.js';
 import { InvalidScheduleError, nextFiring } from '../../queues/portfolio-schedules.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { textTable } from '../text-table.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
@@ -34,7 +35,7 @@ function fail(io: CliIo, message: string, code = 1): void {
 }
 
 export const registerPortfoliosCommand: CommandRegistrar = (program: Command, io: CliIo) => {
-  const portfolios = program.command('portfolios').description('List portfolios and give them schedules of their own.');
+  const portfolios = program.command('portfolios').description(COMMAND_DESCRIPTIONS.portfolios);
 
   portfolios
     .command('list')

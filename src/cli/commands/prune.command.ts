@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { PRUNE_BATCH_SITES, pruneBefore } from '../../services/prune.service.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
@@ -21,7 +22,7 @@ interface PruneOptions extends DatabaseOptions {
 export const registerPruneCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('prune')
-    .description('Remove nights older than a date, keeping each site\'s latest and last good nights, every change, flip and alert.')
+    .description(COMMAND_DESCRIPTIONS.prune)
     .requiredOption('--before <date>', 'an ISO date or time: nights of runs before it go')
     .option('--dry-run', 'count the nights, attempts and verdict spans that would go; remove nothing')
     .addOption(new Option('--batch-sites <n>', 'sites per transaction').default(String(PRUNE_BATCH_SITES)))

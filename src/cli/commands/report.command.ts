@@ -8,7 +8,8 @@ import type { Command } from 'commander';
 import { Argument, Option } from 'commander';
 import type { CliIo } from '../io.js';
 import { terminalWidth } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { REPORT_FORMATS, REPORT_NAMES, ReportInputError, buildReport, formatReport, resolveReportFilters } from '../../reports/index.js';
 import type { ReportFormat, ReportName } from '../../reports/index.js';
 import type { DatabaseOptions } from '../with-database.js';
@@ -24,7 +25,7 @@ interface ReportOptions extends DatabaseOptions {
 export const registerReportCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('report')
-    .description('Print a report: status, changes, flips, alerts, ai-access, failing, lint or portability, as a table, CSV or JSON.')
+    .description(COMMAND_DESCRIPTIONS.report)
     .addArgument(new Argument('<report>', 'which report').choices(REPORT_NAMES))
     .option('--portfolio <name>', 'only the sites of this portfolio')
     .option('--since <date>', 'from this night: YYYY-MM-DD, an ISO 8601 time (UTC without a zone), or <n>d (days before the latest night); changes, flips and alerts default to 7d')

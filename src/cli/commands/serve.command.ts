@@ -11,7 +11,8 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { isLoopbackHost } from '../../web/auth.js';
 import { createDashboard } from '../../web/server.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { cliLogger, pipelineConfig } from '../pipeline-config.js';
 import { databaseErrorMessage, databaseUrlOption } from '../with-database.js';
 import { untilStopped } from '../../../workers/shutdown.js';
@@ -44,7 +45,7 @@ function databaseName(url: string): string {
 export const registerServeCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('serve')
-    .description('Serve the read-only web dashboard (127.0.0.1:8080 by default; elsewhere only with ROBOTS_AUDIT_DASHBOARD_TOKEN).')
+    .description(COMMAND_DESCRIPTIONS.serve)
     .option('--host <address>', 'address to listen on', DEFAULT_HOST)
     .option('--port <port>', 'port to listen on (0: any free port)', String(DEFAULT_PORT))
     .addOption(databaseUrlOption())

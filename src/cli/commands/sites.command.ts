@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import { readInput } from '../read-input.js';
 import { parseLabels, parseSitesCsv, SITES_CSV_COLUMNS } from '../sites-csv.js';
 import type { DatabaseOptions } from '../with-database.js';
@@ -58,7 +59,7 @@ function writeTable(sites: SiteListing[], io: CliIo): void {
 }
 
 export const registerSitesCommand: CommandRegistrar = (program: Command, io: CliIo) => {
-  const sites = program.command('sites').description('Manage the monitored sites and their portfolios.');
+  const sites = program.command('sites').description(COMMAND_DESCRIPTIONS.sites);
 
   sites
     .command('add')

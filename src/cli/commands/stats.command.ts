@@ -15,7 +15,8 @@ import { createQueues } from '../../queues/queues.js';
 import { latestFailedJobs, queueDepths, runsInProgress } from '../../services/pipeline-status.js';
 import type { FailedJob, QueueDepth, RunProgress } from '../../services/pipeline-status.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { ConnectionOptions } from '../pipeline-config.js';
 import { addConnectionOptions, pipelineConfig, requireServices } from '../pipeline-config.js';
 import { textTable } from '../text-table.js';
@@ -168,7 +169,7 @@ export const registerStatsCommand: CommandRegistrar = (program: Command, io: Cli
   addConnectionOptions(
     program
       .command('stats')
-      .description('Show the pipeline now: jobs per queue, runs in progress, failed jobs, pending alert deliveries, sites waiting for a retry.')
+      .description(COMMAND_DESCRIPTIONS.stats)
       .option('--json', 'print one JSON object (shape: README, robots-audit stats)')
       .addOption(new Option('--failed-jobs <n>', 'how many of the latest failed jobs to list').default(String(STATS_FAILED_JOBS_SHOWN)).argParser(count)),
   ).action(async (options: StatsOptions) => {

@@ -14,7 +14,8 @@ import { CommanderError, Option } from 'commander';
 import type { Command } from 'commander';
 import type pg from 'pg';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { NetworkOptions } from '../network-options.js';
 import { addNetworkOptions, networkSettings } from '../network-options.js';
 import { commandConfig } from '../command-config.js';
@@ -176,7 +177,7 @@ function annotatedFile(draft: string): string | null {
 export const registerTestDraftCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   const command = program
     .command('test-draft')
-    .description('Test a draft robots.txt before it ships: the verdicts that would flip, the alerts, per-crawler changes and lint; exit 1 on a flip at or above --fail-on.')
+    .description(COMMAND_DESCRIPTIONS['test-draft'])
     .argument('<site>', 'a monitored site: an origin (https://example.com) or a host; with --current, its origin')
     .argument('<draft>', 'the draft: a file, "-" for standard input, or the URL of a robots.txt (e.g. a staging site\'s)')
     .addOption(new Option('--format <format>', 'output: a table, one JSON object, or GitHub Actions annotations').choices(DRAFT_FORMATS).default('table'))

@@ -8,7 +8,8 @@
 import type { Command } from 'commander';
 import { checkAgentTokens } from '../agent-tokens.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../main.js';
+import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
+import type { CommandRegistrar } from '../command-registrar.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
 import type { Database } from '../../db/client.js';
@@ -76,7 +77,7 @@ function writeTable(list: TrackedUrlListing[], io: CliIo): void {
 export const registerTrackCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
     .command('track')
-    .description("Track URLs of a monitored site: their verdicts are evaluated every night, beside the site's root.")
+    .description(COMMAND_DESCRIPTIONS.track)
     .argument('<site>', 'the site: any URL of a monitored origin')
     .argument('<url-or-path...>', 'paths (/products/) read against the site, or full URLs of the same origin')
     .option('--ua <token>', 'also evaluate these URLs for this user agent (repeatable), beside the defaults', collect)
@@ -104,7 +105,7 @@ origin is reported and the exit code is 1; the others are still tracked.`,
 
   program
     .command('untrack')
-    .description('Stop tracking URLs of a site (the site root is always tracked).')
+    .description(COMMAND_DESCRIPTIONS.untrack)
     .argument('<site>', 'the site: any URL of a monitored origin')
     .argument('<url-or-path...>', 'paths read against the site, or full URLs of the same origin')
     .addOption(databaseUrlOption())
@@ -132,7 +133,7 @@ origin is reported and the exit code is 1; the others are still tracked.`,
 
   program
     .command('tracked')
-    .description('List tracked URLs with their extra agents, of one site or of all.')
+    .description(COMMAND_DESCRIPTIONS.tracked)
     .argument('[site]', 'only this site (any URL of a monitored origin)')
     .option('--json', 'write a JSON array')
     .addOption(databaseUrlOption())

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_MODULES } from '../../../src/cli/command-table.js';
 import type { CommandModule } from '../../../src/cli/command-table.js';
 import type { CliIo } from '../../../src/cli/io.js';
-import { buildProgram, createProgram, invokedCommandName } from '../../../src/cli/main.js';
+import { buildProgram, invokedCommandName } from '../../../src/cli/main.js';
+import { createProgram } from '../../../src/cli/program.js';
 import { runCli } from '../../helpers/cli.js';
 
 function silentIo(): CliIo {
