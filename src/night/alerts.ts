@@ -131,18 +131,6 @@ export interface NightForAlerts {
   flapping?: FlappingChange;
 }
 
-export interface AlertFlip {
-  url: string;
-  agent: string;
-  agentFamily: AgentFamily;
-  isRoot: boolean;
-  from: boolean | null;
-  to: boolean;
-  cause: string;
-  ruleBefore: CitedRule | null;
-  ruleAfter: CitedRule | null;
-}
-
 /**
  * JSON-ready details; which fields are set depends on the kind. Every list is bounded
  * (size-limits.ts): a list of strings cut at its limit ends with `… and N more <what>`, a list of
@@ -151,7 +139,7 @@ export interface AlertFlip {
  */
 export interface AlertDetails {
   /** Flips listed by this alert (at most `MAX_FLIPS_PER_ALERT`). */
-  flips?: AlertFlip[];
+  flips?: VerdictFlip[];
   /** How many flips there were in all. */
   flipsTotal?: number;
   /** `disallow_all_added`: the user-agent values as written (at most `MAX_AGENTS_PER_ALERT`). */

@@ -42,18 +42,7 @@ export type AlertKind = (typeof ALERT_KINDS)[number];
  * what the engine's diff finds in them (src/robots/diff.ts), the fetch outcome, the policy, and
  * the 30-day fallback (D-3) starting or ending.
  */
-export const CHANGE_KINDS = [
-  'first_seen',
-  'raw',
-  'comments_only',
-  'rules',
-  'sitemaps',
-  'records',
-  'outcome',
-  'policy',
-  'fallback_started',
-  'fallback_ended',
-] as const;
+export const CHANGE_KINDS = ['first_seen', 'raw', 'comments_only', 'rules', 'sitemaps', 'records', 'outcome', 'policy', 'fallback_started', 'fallback_ended'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** Why a verdict flipped (`verdict_flips.cause`), most specific first. */

@@ -6,7 +6,7 @@
  */
 import { diffRobotsTxt } from '../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../src/robots/index.js';
-import type {AlertDraft, AlertFlip } from '../../src/night/alerts.js';
+import type { AlertDraft, VerdictFlip } from '../../src/night/alerts.js';
 import { manyAgentGroups, manyRecords, manySitemaps } from './hostile-bodies.js';
 import { alertsOfNight, type NightWithoutTransitions } from './night-alerts.js';
 
@@ -41,7 +41,7 @@ const HIDDEN = '\u0001\u202e\u200b';
 /** A text diff at its stored limit (400 lines of 500 characters) made of hidden characters. */
 export const HOSTILE_TEXT_DIFF = Array.from({ length: 400 }, () => `+${HIDDEN.repeat(166)}`).join('\n');
 
-function hostileFlip(i: number): AlertFlip {
+function hostileFlip(i: number): VerdictFlip {
   const rule = { kind: 'disallow' as const, value: `/${HIDDEN.repeat(600)}`, line: i + 1 };
   return {
     url: `${HOSTILE_ORIGIN}/${HIDDEN.repeat(600)}/${i}`,

@@ -64,14 +64,7 @@ import { CHALLENGE_VENDOR_NAMES } from '../../http/challenge.js';
 import type { AlertDetails, AlertDraft, NightForAlerts, PolicyTransitions, RotationVersion, VerdictFlip } from '../../night/alerts.js';
 import type { AlertKind, AlertSeverity } from '../../night/vocabulary.js';
 import { boundAlertDetails, boundTitle, clipText, listedAtMost, namesAtMost } from './alert-bounds.js';
-import {
-  MAX_AGENTS_PER_ALERT,
-  MAX_DIFF_LINE_CHARS,
-  MAX_DIFF_LINES_PER_ALERT,
-  MAX_FLIPS_PER_ALERT,
-  MAX_RECORD_VALUES_PER_LINE,
-  MAX_SITEMAPS_PER_ALERT,
-} from './size-limits.js';
+import { MAX_AGENTS_PER_ALERT, MAX_DIFF_LINE_CHARS, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT, MAX_RECORD_VALUES_PER_LINE, MAX_SITEMAPS_PER_ALERT } from './size-limits.js';
 
 export interface AlertRule {
   kind: AlertKind;

@@ -16,24 +16,13 @@
  * a last line says how much was left out.
  */
 import { replaceHiddenChars, plainMarker, revealHiddenChars } from '../../robots/hidden-chars.js';
-import type { AlertDetails, AlertDraft, AlertFlip } from '../../night/alerts.js';
+import type { AlertDetails, AlertDraft, VerdictFlip } from '../../night/alerts.js';
 import type { AlertSeverity } from '../../night/vocabulary.js';
 import { outcomeLabel } from './alert-rules.js';
 import { boundAlertDetails, boundTitle, clipText } from './alert-bounds.js';
 import { digestTitle, digestWaitNote, severityLabel } from './messages.js';
 import type { DigestOptions } from './messages.js';
-import {
-  MAIL_DIGEST_FLIPS_PER_ALERT,
-  MAIL_DIGEST_MAX_ALERTS,
-  MAIL_HTML_MAX_BYTES,
-  MAIL_MAX_FLIPS,
-  MAIL_SUBJECT_MAX_CHARS,
-  MAIL_TEXT_DIFF_MAX_CHARS,
-  MAIL_TEXT_MAX_BYTES,
-  MAIL_VALUE_MAX_CHARS,
-  MAX_ALERT_DETAILS_BYTES,
-  MAX_DETAIL_TEXT_CHARS,
-} from './size-limits.js';
+import { MAIL_DIGEST_FLIPS_PER_ALERT, MAIL_DIGEST_MAX_ALERTS, MAIL_HTML_MAX_BYTES, MAIL_MAX_FLIPS, MAIL_SUBJECT_MAX_CHARS, MAIL_TEXT_DIFF_MAX_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VALUE_MAX_CHARS, MAX_ALERT_DETAILS_BYTES, MAX_DETAIL_TEXT_CHARS } from './size-limits.js';
 
 export {
   MAIL_DIGEST_FLIPS_PER_ALERT,
@@ -75,7 +64,7 @@ type Block =
   | { type: 'note'; text: string };
 
 const verdict = (v: boolean | null) => (v === null ? 'none' : v ? 'allowed' : 'disallowed');
-const ruleText = (r: AlertFlip['ruleBefore']) => (r === null ? 'no rule' : `line ${r.line}: ${r.kind === 'allow' ? 'Allow' : 'Disallow'}: ${r.value}`);
+const ruleText = (r: VerdictFlip['ruleBefore']) => (r === null ? 'no rule' : `line ${r.line}: ${r.kind === 'allow' ? 'Allow' : 'Disallow'}: ${r.value}`);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text);
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -104,7 +93,7 @@ function valueText(value: unknown): string {
 const siteHref = (base: string, origin: string) => `${base}/site?origin=${encodeURIComponent(origin)}`;
 const runHref = (base: string, runId: string) => `${base}/runs/${encodeURIComponent(runId)}`;
 
-function flipRows(flips: readonly AlertFlip[]): string[][] {
+function flipRows(flips: readonly VerdictFlip[]): string[][] {
   return flips.map((f) => [f.url, `${f.agent} (${f.agentFamily})`, `${verdict(f.from)} → ${verdict(f.to)}`, ruleText(f.ruleBefore), ruleText(f.ruleAfter)]);
 }
 

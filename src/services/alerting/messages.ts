@@ -7,21 +7,10 @@
  * diff in the bytes that remain; a digest lists its alerts while they fit and counts the rest; a
  * Slack message keeps within 50 blocks, 3,000 characters a section and a budget for all blocks.
  */
-import type { AlertDetails, AlertDraft, AlertFlip } from '../../night/alerts.js';
-import type { AlertKind, AlertSeverity } from '../../night/vocabulary.js';
+import type { AlertDetails, AlertDraft, VerdictFlip } from '../../night/alerts.js';
+import type { AlertSeverity } from '../../night/vocabulary.js';
 import { boundAlertDetails, boundTitle, readCountedList } from './alert-bounds.js';
-import {
-  SLACK_BLOCKS_BUDGET_CHARS,
-  SLACK_DIFF_MAX_CHARS,
-  SLACK_MAX_BLOCKS,
-  SLACK_MAX_FLIPS,
-  SLACK_SECTION_MAX_CHARS,
-  SLACK_TEXT_MAX_CHARS,
-  WEBHOOK_ALERT_MAX_BYTES,
-  WEBHOOK_DIGEST_MAX_ALERTS,
-  WEBHOOK_DIGEST_MAX_BYTES,
-  WEBHOOK_TEXT_DIFF_MAX_CHARS,
-} from './size-limits.js';
+import { SLACK_BLOCKS_BUDGET_CHARS, SLACK_DIFF_MAX_CHARS, SLACK_MAX_BLOCKS, SLACK_MAX_FLIPS, SLACK_SECTION_MAX_CHARS, SLACK_TEXT_MAX_CHARS, WEBHOOK_ALERT_MAX_BYTES, WEBHOOK_DIGEST_MAX_ALERTS, WEBHOOK_DIGEST_MAX_BYTES, WEBHOOK_TEXT_DIFF_MAX_CHARS } from './size-limits.js';
 
 export const WEBHOOK_EVENT_ALERT = 'robots_audit.alert';
 export const WEBHOOK_EVENT_DIGEST = 'robots_audit.digest';
@@ -36,16 +25,8 @@ export function severityLabel(severity: AlertSeverity): string {
 // ---------------------------------------------------------------------------------------------
 // Webhook (JSON) payloads.
 
-export interface AlertView {
-  /** The dedupe key: stable across retries and re-runs. */
-  id: string;
-  severity: AlertSeverity;
-  kind: AlertKind;
-  title: string;
-  runId: string;
-  siteId: string;
-  origin: string;
-}
+/** An alert as a webhook names it: its draft's fields, with the dedupe key as `id` (stable across retries and re-runs). */
+export type AlertView = { id: string } & Pick<AlertDraft, 'severity' | 'kind' | 'title' | 'runId' | 'siteId' | 'origin'>;
 
 export interface AlertWebhookPayload {
   type: typeof WEBHOOK_EVENT_ALERT;
@@ -321,7 +302,7 @@ function countedLines(sign: string, list: readonly string[], what: string, max: 
   return out;
 }
 
-function flipLine(f: AlertFlip): string {
+function flipLine(f: VerdictFlip): string {
   const rule = f.ruleAfter ?? f.ruleBefore;
   const why = rule ? ` (line ${rule.line}: ${rule.kind === 'allow' ? 'Allow' : 'Disallow'}: ${rule.value})` : '';
   return escapeMrkdwn(`• ${f.url} - ${f.agent}: ${verdict(f.from)} -> ${verdict(f.to)}${why}`);

@@ -5,16 +5,10 @@ import type { RobotsDiff } from '../../../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../../../src/robots/index.js';
 import { openedStarRuleGaps } from '../../../../src/robots/star-rule-gaps.js';
 import { jsonbTextBytes } from '../../../../src/services/alerting/alert-bounds.js';
-import {
-  MAX_ALERT_DETAILS_BYTES,
-  MAX_ALERT_TITLE_CHARS,
-  MAX_DIFF_LINE_CHARS,
-  MAX_SITEMAPS_PER_ALERT,
-  MAX_TITLE_NAMES,
-} from '../../../../src/services/alerting/size-limits.js';
-import {ALERT_RULES, MAX_AGENTS_PER_ALERT, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT, alertDedupeKey} from '../../../../src/services/alerting/alert-rules.js';
+import { MAX_ALERT_DETAILS_BYTES, MAX_ALERT_TITLE_CHARS, MAX_DIFF_LINE_CHARS, MAX_SITEMAPS_PER_ALERT, MAX_TITLE_NAMES } from '../../../../src/services/alerting/size-limits.js';
+import { ALERT_RULES, MAX_AGENTS_PER_ALERT, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT, alertDedupeKey } from '../../../../src/services/alerting/alert-rules.js';
 import { ALERT_KINDS } from '../../../../src/night/vocabulary.js';
-import type {AlertDetails, ChallengeChange, FlappingChange, SiteNightChange, VerdictFlip } from '../../../../src/night/alerts.js';
+import type { AlertDetails, ChallengeChange, FlappingChange, SiteNightChange, VerdictFlip } from '../../../../src/night/alerts.js';
 import type { AlertKind } from '../../../../src/night/vocabulary.js';
 import { alertsOfNight, type NightWithoutTransitions } from '../../../helpers/night-alerts.js';
 

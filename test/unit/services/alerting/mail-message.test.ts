@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ALERT_RULES } from '../../../../src/services/alerting/alert-rules.js';
-import type { AlertDraft, AlertFlip } from '../../../../src/night/alerts.js';
+import type { AlertDraft, VerdictFlip } from '../../../../src/night/alerts.js';
 import { alertMail, digestMail, MAIL_DIGEST_MAX_ALERTS, MAIL_MAX_FLIPS, testMail } from '../../../../src/services/alerting/mail-message.js';
 import { MAIL_HTML_MAX_BYTES, MAIL_SUBJECT_MAX_CHARS, MAIL_TEXT_MAX_BYTES } from '../../../../src/services/alerting/size-limits.js';
 import { hostileAlerts } from '../../../helpers/hostile-alerts.js';
@@ -13,7 +13,7 @@ import { hostileAlerts } from '../../../helpers/hostile-alerts.js';
 const ORIGIN = 'https://shop.example';
 const RAISED = new Date('2026-11-01T03:00:00Z');
 
-function flip(i: number, rule = '/products/'): AlertFlip {
+function flip(i: number, rule = '/products/'): VerdictFlip {
   return {
     url: `${ORIGIN}/products/${i}`,
     agent: 'Googlebot',

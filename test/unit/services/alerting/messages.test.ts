@@ -1,32 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type {AlertDraft, VerdictFlip } from '../../../../src/night/alerts.js';
-import {
-  WEBHOOK_EVENT_ALERT,
-  WEBHOOK_EVENT_DIGEST,
-  alertWebhookPayload,
-  digestWebhookPayload,
-  escapeMrkdwn,
-  slackAlertMessage,
-  slackDigestMessage,
-  webhookBody,
-} from '../../../../src/services/alerting/messages.js';
+import type { AlertDraft, VerdictFlip } from '../../../../src/night/alerts.js';
+import { WEBHOOK_EVENT_ALERT, WEBHOOK_EVENT_DIGEST, alertWebhookPayload, digestWebhookPayload, escapeMrkdwn, slackAlertMessage, slackDigestMessage, webhookBody } from '../../../../src/services/alerting/messages.js';
 import type { SlackBlock, SlackMessage } from '../../../../src/services/alerting/messages.js';
 import { diffRobotsTxt } from '../../../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../../../src/robots/index.js';
 import { jsonbTextBytes } from '../../../../src/services/alerting/alert-bounds.js';
-import {
-  MAX_ALERT_DETAILS_BYTES,
-  MAX_ALERT_TITLE_CHARS,
-  SLACK_BLOCKS_BUDGET_CHARS,
-  SLACK_BODY_MAX_BYTES,
-  SLACK_MAX_BLOCKS,
-  SLACK_MAX_FLIPS,
-  SLACK_SECTION_MAX_CHARS,
-  WEBHOOK_ALERT_MAX_BYTES,
-  WEBHOOK_DIGEST_MAX_ALERTS,
-  WEBHOOK_DIGEST_MAX_BYTES,
-  WEBHOOK_TEXT_DIFF_MAX_CHARS,
-} from '../../../../src/services/alerting/size-limits.js';
+import { MAX_ALERT_DETAILS_BYTES, MAX_ALERT_TITLE_CHARS, SLACK_BLOCKS_BUDGET_CHARS, SLACK_BODY_MAX_BYTES, SLACK_MAX_BLOCKS, SLACK_MAX_FLIPS, SLACK_SECTION_MAX_CHARS, WEBHOOK_ALERT_MAX_BYTES, WEBHOOK_DIGEST_MAX_ALERTS, WEBHOOK_DIGEST_MAX_BYTES, WEBHOOK_TEXT_DIFF_MAX_CHARS } from '../../../../src/services/alerting/size-limits.js';
 import { hostileAlerts } from '../../../helpers/hostile-alerts.js';
 import { alertsOfNight, type NightWithoutTransitions } from '../../../helpers/night-alerts.js';
 
