@@ -86,51 +86,46 @@ function inOrder<T>(keys: readonly string[], rows: readonly T[], keyOf: (row: T)
   return keys.flatMap((k) => (byKey.has(k) ? [byKey.get(k)!] : []));
 }
 
-export function createAlertsRepo(db: Executor) {
-  const withOrigin = () =>
-    db
-      .select({ alert: alerts, origin: sites.origin })
-      .from(alerts)
-      .leftJoin(sites, eq(sites.id, alerts.siteId))
-      .$dynamic();
+/** Alerts with their site's origin, for a caller to filter and order. */
+function alertsWithOrigin(db: Executor) {
+  return db
+    .select({ alert: alerts, origin: sites.origin })
+    .from(alerts)
+    .leftJoin(sites, eq(sites.id, alerts.siteId))
+    .$dynamic();
+}
 
-  /**
-   * A run's alerts at or above `minSeverity`, most severe first, then by origin and kind: all, or
-   * a digest's part of them (the late sites' alerts go in the late digest, the others in the run's).
-   */
-  async function alertsOfRun(runId: number, minSeverity: AlertSeverityName = 'info', part: RunAlertsPart = 'all'): Promise<AlertWithOrigin[]> {
-    const late = sql`exists (select 1 from ${auditRuns} r where r.id = ${alerts.runId} and coalesce((r.counts -> 'late') ? ${alerts.siteId}::text, false))`;
-    const rows = await withOrigin()
-      .where(
-        and(
-          eq(alerts.runId, runId),
-          inArray(alerts.severity, severitiesAtLeast(minSeverity)),
-          part === 'all' ? undefined : part === 'late' ? late : not(late),
-        ),
-      )
-      .orderBy(asc(alerts.severity), asc(sites.origin), asc(alerts.kind), asc(alerts.id));
-    return rows.map((r) => ({ ...r.alert, origin: r.origin }));
-  }
-
-  /** The sites that were pending when the run completed, with when their retry was due then, by origin. */
-  async function lateSitesOf(runId: number): Promise<LateSite[]> {
-    const result = await db.execute<{ site_id: number; origin: string | null; until: string }>(sql`
-      select l.key::int as site_id, s.origin, l.value #>> '{}' as until
-      from ${auditRuns} r, jsonb_each(coalesce(r.counts -> 'late', '{}'::jsonb)) l
-      left join ${sites} s on s.id = l.key::int
-      where r.id = ${runId}
-      order by s.origin, l.key::int`);
-    return result.rows.map((r) => ({ siteId: Number(r.site_id), origin: r.origin, until: new Date(r.until) }));
-  }
-
-  async function deliveriesByKey(keys: readonly string[]): Promise<AlertDelivery[]> {
-    if (keys.length === 0) return [];
-    return db.select().from(alertDeliveries).where(inArray(alertDeliveries.dedupeKey, [...keys]));
-  }
-
+/** Raising alerts and reading a run's. */
+function alertRows(db: Executor) {
   return {
-    alertsOfRun,
-    lateSitesOf,
+    /**
+     * A run's alerts at or above `minSeverity`, most severe first, then by origin and kind: all, or
+     * a digest's part of them (the late sites' alerts go in the late digest, the others in the run's).
+     */
+    async alertsOfRun(runId: number, minSeverity: AlertSeverityName = 'info', part: RunAlertsPart = 'all'): Promise<AlertWithOrigin[]> {
+      const late = sql`exists (select 1 from ${auditRuns} r where r.id = ${alerts.runId} and coalesce((r.counts -> 'late') ? ${alerts.siteId}::text, false))`;
+      const rows = await alertsWithOrigin(db)
+        .where(
+          and(
+            eq(alerts.runId, runId),
+            inArray(alerts.severity, severitiesAtLeast(minSeverity)),
+            part === 'all' ? undefined : part === 'late' ? late : not(late),
+          ),
+        )
+        .orderBy(asc(alerts.severity), asc(sites.origin), asc(alerts.kind), asc(alerts.id));
+      return rows.map((r) => ({ ...r.alert, origin: r.origin }));
+    },
+
+    /** The sites that were pending when the run completed, with when their retry was due then, by origin. */
+    async lateSitesOf(runId: number): Promise<LateSite[]> {
+      const result = await db.execute<{ site_id: number; origin: string | null; until: string }>(sql`
+        select l.key::int as site_id, s.origin, l.value #>> '{}' as until
+        from ${auditRuns} r, jsonb_each(coalesce(r.counts -> 'late', '{}'::jsonb)) l
+        left join ${sites} s on s.id = l.key::int
+        where r.id = ${runId}
+        order by s.origin, l.key::int`);
+      return result.rows.map((r) => ({ siteId: Number(r.site_id), origin: r.origin, until: new Date(r.until) }));
+    },
 
     /** Raises alerts; one whose dedupe key exists is not written again but is returned in `existing`. */
     async insertAlerts(drafts: readonly AlertInput[]): Promise<Written<Alert>> {
@@ -144,7 +139,55 @@ export function createAlertsRepo(db: Executor) {
       const keyOf = (a: Alert) => a.dedupeKey;
       return { inserted: inOrder(keys, inserted, keyOf), existing: inOrder(rest, existing, keyOf) };
     },
+  };
+}
 
+type AlertRows = ReturnType<typeof alertRows>;
+
+/** Reading deliveries: one with what sending it needs, and the pending ones. */
+function deliveryReads(db: Executor, runAlerts: Pick<AlertRows, 'alertsOfRun' | 'lateSitesOf'>) {
+  return {
+    /** A delivery with what sending it needs; null when it (or its channel) was deleted. */
+    async getDelivery(id: number): Promise<DeliveryWithContext | null> {
+      const rows = await db
+        .select({ delivery: alertDeliveries, channel: alertChannels })
+        .from(alertDeliveries)
+        .innerJoin(alertChannels, eq(alertChannels.id, alertDeliveries.channelId))
+        .where(eq(alertDeliveries.id, id))
+        .limit(1);
+      const row = rows[0];
+      if (!row) return null;
+      const { delivery, channel } = row;
+      if (delivery.alertId !== null) {
+        const found = await alertsWithOrigin(db).where(eq(alerts.id, delivery.alertId)).limit(1);
+        return { delivery, channel, alerts: found.map((r) => ({ ...r.alert, origin: r.origin })), digestRunId: null, late: false, lateSites: [] };
+      }
+      const runId = delivery.runId;
+      const late = isLateDigestKey(delivery.dedupeKey);
+      if (runId === null) return { delivery, channel, alerts: [], digestRunId: null, late, lateSites: [] };
+      return { delivery, channel, alerts: await runAlerts.alertsOfRun(runId, channel.minSeverity, late ? 'late' : 'main'), digestRunId: runId, late, lateSites: await runAlerts.lateSitesOf(runId) };
+    },
+
+    /** Pending deliveries, oldest first, at most `limit`: what reconciling the alerts queue looks at. */
+    async pendingDeliveries(limit: number): Promise<{ id: number; attempts: number }[]> {
+      return db
+        .select({ id: alertDeliveries.id, attempts: alertDeliveries.attempts })
+        .from(alertDeliveries)
+        .where(eq(alertDeliveries.status, 'pending'))
+        .orderBy(asc(alertDeliveries.id))
+        .limit(limit);
+    },
+  };
+}
+
+/** Queueing deliveries and recording how their attempts went. */
+function deliveryWrites(db: Executor) {
+  async function deliveriesByKey(keys: readonly string[]): Promise<AlertDelivery[]> {
+    if (keys.length === 0) return [];
+    return db.select().from(alertDeliveries).where(inArray(alertDeliveries.dedupeKey, [...keys]));
+  }
+
+  return {
     /** Queues deliveries (status pending); one whose dedupe key exists is returned in `existing`. */
     async createDeliveries(targets: readonly DeliveryTarget[]): Promise<Written<AlertDelivery>> {
       const rows = [
@@ -163,37 +206,6 @@ export function createAlertsRepo(db: Executor) {
       const rest = keys.filter((k) => !insertedKeys.has(k));
       const keyOf = (d: AlertDelivery) => d.dedupeKey;
       return { inserted: inOrder(keys, inserted, keyOf), existing: inOrder(rest, await deliveriesByKey(rest), keyOf) };
-    },
-
-    /** A delivery with what sending it needs; null when it (or its channel) was deleted. */
-    async getDelivery(id: number): Promise<DeliveryWithContext | null> {
-      const rows = await db
-        .select({ delivery: alertDeliveries, channel: alertChannels })
-        .from(alertDeliveries)
-        .innerJoin(alertChannels, eq(alertChannels.id, alertDeliveries.channelId))
-        .where(eq(alertDeliveries.id, id))
-        .limit(1);
-      const row = rows[0];
-      if (!row) return null;
-      const { delivery, channel } = row;
-      if (delivery.alertId !== null) {
-        const found = await withOrigin().where(eq(alerts.id, delivery.alertId)).limit(1);
-        return { delivery, channel, alerts: found.map((r) => ({ ...r.alert, origin: r.origin })), digestRunId: null, late: false, lateSites: [] };
-      }
-      const runId = delivery.runId;
-      const late = isLateDigestKey(delivery.dedupeKey);
-      if (runId === null) return { delivery, channel, alerts: [], digestRunId: null, late, lateSites: [] };
-      return { delivery, channel, alerts: await alertsOfRun(runId, channel.minSeverity, late ? 'late' : 'main'), digestRunId: runId, late, lateSites: await lateSitesOf(runId) };
-    },
-
-    /** Pending deliveries, oldest first, at most `limit`: what reconciling the alerts queue looks at. */
-    async pendingDeliveries(limit: number): Promise<{ id: number; attempts: number }[]> {
-      return db
-        .select({ id: alertDeliveries.id, attempts: alertDeliveries.attempts })
-        .from(alertDeliveries)
-        .where(eq(alertDeliveries.status, 'pending'))
-        .orderBy(asc(alertDeliveries.id))
-        .limit(limit);
     },
 
     /** Counts the attempt that succeeded. A delivery already delivered is left as it is. */
@@ -232,6 +244,11 @@ export function createAlertsRepo(db: Executor) {
       return rows[0] ?? null;
     },
   };
+}
+
+export function createAlertsRepo(db: Executor) {
+  const runAlerts = alertRows(db);
+  return { ...runAlerts, ...deliveryReads(db, runAlerts), ...deliveryWrites(db) };
 }
 
 export type AlertsRepo = ReturnType<typeof createAlertsRepo>;

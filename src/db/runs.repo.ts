@@ -43,52 +43,39 @@ export function tallyOf(run: Pick<RunProgress, 'sitesDone' | 'sitesTotal' | 'cou
 export type CreateRunInput = Pick<typeof auditRuns.$inferInsert, 'runKey' | 'trigger' | 'runAt'> &
   Partial<Pick<typeof auditRuns.$inferInsert, 'portfolioId' | 'startedAt' | 'sitesTotal' | 'siteIds'>>;
 
-export function createRunsRepo(db: Executor) {
-  async function getRun(id: number): Promise<AuditRun | null> {
-    const rows = await db.select().from(auditRuns).where(eq(auditRuns.id, id)).limit(1);
-    return rows[0] ?? null;
-  }
-
-  /**
-   * The run without `site_ids`: for whatever polls a run (`audit --wait`, the end of a run), since a
-   * run of 100,000 sites carries a list of ~600 KB that Postgres would send and pg parse each time.
-   */
-  async function getRunProgress(id: number): Promise<RunProgress | null> {
-    const rows = await db.select(progressColumns).from(auditRuns).where(eq(auditRuns.id, id)).limit(1);
-    return rows[0] ?? null;
-  }
-
-  async function findRunByKey(runKey: string): Promise<AuditRun | null> {
-    const rows = await db.select().from(auditRuns).where(eq(auditRuns.runKey, runKey)).limit(1);
-    return rows[0] ?? null;
-  }
-
-  /** Totals of a run from its rows: snapshots by outcome and by policy, changes by kind. */
-  async function computeCounts(runId: number): Promise<RunCounts> {
-    const result = await db.execute<{ group: string; key: string; n: string }>(sql`
-      select 'outcome' as "group", outcome::text as key, count(*) as n from snapshots where run_id = ${runId} group by outcome
-      union all
-      select 'policy', policy::text, count(*) from snapshots where run_id = ${runId} group by policy
-      union all
-      select 'change', kind, count(*) from snapshot_changes, unnest(kinds) as kind where run_id = ${runId} group by kind`);
-    const counts: Record<string, Record<string, number>> = {};
-    for (const row of result.rows) (counts[row.group] ??= {})[row.key] = Number(row.n);
-    return counts;
-  }
-
+/** Reading runs: by id or key, with or without their site list, and their totals. */
+function runReads(db: Executor) {
   return {
-    getRun,
-    getRunProgress,
-    findRunByKey,
-    computeCounts,
+    async getRun(id: number): Promise<AuditRun | null> {
+      const rows = await db.select().from(auditRuns).where(eq(auditRuns.id, id)).limit(1);
+      return rows[0] ?? null;
+    },
 
-    /** Creates the run unless its key exists; returns the row either way. */
-    async createRun(input: CreateRunInput): Promise<{ run: AuditRun; created: boolean }> {
-      const rows = await db.insert(auditRuns).values(input).onConflictDoNothing({ target: auditRuns.runKey }).returning();
-      if (rows[0]) return { run: rows[0], created: true };
-      const existing = await findRunByKey(input.runKey);
-      if (!existing) throw new Error(`run ${input.runKey} neither inserted nor found`);
-      return { run: existing, created: false };
+    /**
+     * The run without `site_ids`: for whatever polls a run (`audit --wait`, the end of a run), since a
+     * run of 100,000 sites carries a list of ~600 KB that Postgres would send and pg parse each time.
+     */
+    async getRunProgress(id: number): Promise<RunProgress | null> {
+      const rows = await db.select(progressColumns).from(auditRuns).where(eq(auditRuns.id, id)).limit(1);
+      return rows[0] ?? null;
+    },
+
+    async findRunByKey(runKey: string): Promise<AuditRun | null> {
+      const rows = await db.select().from(auditRuns).where(eq(auditRuns.runKey, runKey)).limit(1);
+      return rows[0] ?? null;
+    },
+
+    /** Totals of a run from its rows: snapshots by outcome and by policy, changes by kind. */
+    async computeCounts(runId: number): Promise<RunCounts> {
+      const result = await db.execute<{ group: string; key: string; n: string }>(sql`
+        select 'outcome' as "group", outcome::text as key, count(*) as n from snapshots where run_id = ${runId} group by outcome
+        union all
+        select 'policy', policy::text, count(*) from snapshots where run_id = ${runId} group by policy
+        union all
+        select 'change', kind, count(*) from snapshot_changes, unnest(kinds) as kind where run_id = ${runId} group by kind`);
+      const counts: Record<string, Record<string, number>> = {};
+      for (const row of result.rows) (counts[row.group] ??= {})[row.key] = Number(row.n);
+      return counts;
     },
 
     /** Runs not yet finished, oldest first. */
@@ -103,6 +90,22 @@ export function createRunsRepo(db: Executor) {
         .from(auditRuns)
         .where(sql`${auditRuns.status} = 'completed' and ${auditRuns.counts} ? 'waiting'`)
         .orderBy(auditRuns.id);
+    },
+  };
+}
+
+type RunReads = ReturnType<typeof runReads>;
+
+/** Creating, starting, counting and finishing runs. */
+function runWrites(db: Executor, reads: Pick<RunReads, 'findRunByKey' | 'computeCounts'>) {
+  return {
+    /** Creates the run unless its key exists; returns the row either way. */
+    async createRun(input: CreateRunInput): Promise<{ run: AuditRun; created: boolean }> {
+      const rows = await db.insert(auditRuns).values(input).onConflictDoNothing({ target: auditRuns.runKey }).returning();
+      if (rows[0]) return { run: rows[0], created: true };
+      const existing = await reads.findRunByKey(input.runKey);
+      if (!existing) throw new Error(`run ${input.runKey} neither inserted nor found`);
+      return { run: existing, created: false };
     },
 
     /** Sets `started_at` the first time only. */
@@ -137,7 +140,7 @@ export function createRunsRepo(db: Executor) {
      * run's rows, so finishing twice gives the same result.
      */
     async finishRun(runId: number, options: { status: 'completed' | 'failed'; finishedAt?: Date }): Promise<AuditRun> {
-      const counts = await computeCounts(runId);
+      const counts = await reads.computeCounts(runId);
       const at = (options.finishedAt ?? new Date()).toISOString();
       const rows = await db
         .update(auditRuns)
@@ -152,6 +155,11 @@ export function createRunsRepo(db: Executor) {
       return rows[0];
     },
   };
+}
+
+export function createRunsRepo(db: Executor) {
+  const reads = runReads(db);
+  return { ...reads, ...runWrites(db, reads) };
 }
 
 export type RunsRepo = ReturnType<typeof createRunsRepo>;

@@ -63,7 +63,33 @@ function mergeEntries(entries: SiteEntry[]): MergedSite[] {
   return [...byOrigin.values()];
 }
 
-export function createSitesRepo(db: Executor) {
+/**
+ * Adds or updates one batch of merged sites inside the caller's transaction: the sites, their
+ * memberships and their root tracked URLs; each origin is reported as added or existing.
+ */
+async function upsertBatch(tx: Executor, batch: MergedSite[], portfolioIds: Map<string, number>, result: UpsertSitesResult): Promise<void> {
+  const origins = batch.map((s) => s.origin);
+  const before = await tx.select({ origin: sites.origin }).from(sites).where(inArray(sites.origin, origins));
+  const existed = new Set(before.map((r) => r.origin));
+  const rows = await tx
+    .insert(sites)
+    .values(batch.map((s) => ({ origin: s.origin, labels: s.labels })))
+    .onConflictDoUpdate({ target: sites.origin, set: { labels: sql`${sites.labels} || excluded.labels` } })
+    .returning({ id: sites.id, origin: sites.origin });
+  const ids = new Map(rows.map((r) => [r.origin, r.id]));
+  const memberships = batch.flatMap((s) =>
+    [...s.portfolios].map((name) => ({ portfolioId: portfolioIds.get(name)!, siteId: ids.get(s.origin)! })),
+  );
+  if (memberships.length > 0) await tx.insert(portfolioSites).values(memberships).onConflictDoNothing();
+  await tx
+    .insert(trackedUrls)
+    .values(rows.map((r) => ({ siteId: r.id, url: `${r.origin}/`, path: '/', isRoot: true })))
+    .onConflictDoNothing();
+  for (const origin of origins) (existed.has(origin) ? result.existing : result.added).push(origin);
+}
+
+/** Adding, updating and removing sites. */
+function siteWrites(db: Executor) {
   /**
    * Adds or updates sites in one transaction: all of them or none. Each site also gets its
    * root tracked URL (`<origin>/`, is_root), which the nightly verdicts always cover.
@@ -74,26 +100,7 @@ export function createSitesRepo(db: Executor) {
     if (merged.length === 0) return result;
     await db.transaction(async (tx) => {
       const portfolioIds = await createPortfoliosRepo(tx).ensurePortfolios(merged.flatMap((s) => [...s.portfolios]));
-      for (const batch of chunks(merged, SITES_BATCH_SIZE)) {
-        const origins = batch.map((s) => s.origin);
-        const before = await tx.select({ origin: sites.origin }).from(sites).where(inArray(sites.origin, origins));
-        const existed = new Set(before.map((r) => r.origin));
-        const rows = await tx
-          .insert(sites)
-          .values(batch.map((s) => ({ origin: s.origin, labels: s.labels })))
-          .onConflictDoUpdate({ target: sites.origin, set: { labels: sql`${sites.labels} || excluded.labels` } })
-          .returning({ id: sites.id, origin: sites.origin });
-        const ids = new Map(rows.map((r) => [r.origin, r.id]));
-        const memberships = batch.flatMap((s) =>
-          [...s.portfolios].map((name) => ({ portfolioId: portfolioIds.get(name)!, siteId: ids.get(s.origin)! })),
-        );
-        if (memberships.length > 0) await tx.insert(portfolioSites).values(memberships).onConflictDoNothing();
-        await tx
-          .insert(trackedUrls)
-          .values(rows.map((r) => ({ siteId: r.id, url: `${r.origin}/`, path: '/', isRoot: true })))
-          .onConflictDoNothing();
-        for (const origin of origins) (existed.has(origin) ? result.existing : result.added).push(origin);
-      }
+      for (const batch of chunks(merged, SITES_BATCH_SIZE)) await upsertBatch(tx, batch, portfolioIds, result);
     });
     return result;
   }
@@ -107,6 +114,28 @@ export function createSitesRepo(db: Executor) {
       return upsertSites(origins.map((origin) => ({ origin, portfolios: portfolio ? [portfolio] : [], labels: options.labels ?? {} })));
     },
 
+    /**
+     * Deletes sites and, by cascade, their history (snapshots, attempts, tracked URLs, verdicts).
+     * Returns how many existed.
+     */
+    async removeSites(origins: string[]): Promise<number> {
+      const normalised = [...new Set(origins.map(normalizeOrigin))];
+      if (normalised.length === 0) return 0;
+      return db.transaction(async (tx) => {
+        let removed = 0;
+        for (const batch of chunks(normalised, SITES_BATCH_SIZE)) {
+          const rows = await tx.delete(sites).where(inArray(sites.origin, batch)).returning({ id: sites.id });
+          removed += rows.length;
+        }
+        return removed;
+      });
+    },
+  };
+}
+
+/** Reading sites: listings, lookups by origin or id, and the sites of a run. */
+function siteReads(db: Executor) {
+  return {
     /** Sites by origin, with their portfolios; only one portfolio's sites when `portfolio` is given. */
     async listSites(options: { portfolio?: string } = {}): Promise<SiteListing[]> {
       const member = options.portfolio
@@ -145,23 +174,6 @@ export function createSitesRepo(db: Executor) {
       return found;
     },
 
-    /**
-     * Deletes sites and, by cascade, their history (snapshots, attempts, tracked URLs, verdicts).
-     * Returns how many existed.
-     */
-    async removeSites(origins: string[]): Promise<number> {
-      const normalised = [...new Set(origins.map(normalizeOrigin))];
-      if (normalised.length === 0) return 0;
-      return db.transaction(async (tx) => {
-        let removed = 0;
-        for (const batch of chunks(normalised, SITES_BATCH_SIZE)) {
-          const rows = await tx.delete(sites).where(inArray(sites.origin, batch)).returning({ id: sites.id });
-          removed += rows.length;
-        }
-        return removed;
-      });
-    },
-
     /** One site by id; null when it was removed. */
     async getSite(id: number): Promise<{ id: number; origin: string; enabled: boolean } | null> {
       const rows = await db.select({ id: sites.id, origin: sites.origin, enabled: sites.enabled }).from(sites).where(eq(sites.id, id)).limit(1);
@@ -192,6 +204,10 @@ export function createSitesRepo(db: Executor) {
         .orderBy(asc(sites.id));
     },
   };
+}
+
+export function createSitesRepo(db: Executor) {
+  return { ...siteWrites(db), ...siteReads(db) };
 }
 
 export type SitesRepo = ReturnType<typeof createSitesRepo>;

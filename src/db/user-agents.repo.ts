@@ -50,29 +50,30 @@ function distinctTokens(tokens: readonly string[]): string[] {
   return [...seen.values()];
 }
 
-export function createUserAgentsRepo(db: Executor) {
-  async function findByTokens(tx: Executor, tokens: readonly string[]): Promise<Map<string, UserAgent>> {
-    const found = new Map<string, UserAgent>();
-    if (tokens.length === 0) return found;
-    const rows = await tx.select().from(userAgents).where(inArray(lowerToken, tokens.map(lower)));
-    for (const row of rows) found.set(lower(row.token), row);
-    return found;
-  }
+async function findByTokens(tx: Executor, tokens: readonly string[]): Promise<Map<string, UserAgent>> {
+  const found = new Map<string, UserAgent>();
+  if (tokens.length === 0) return found;
+  const rows = await tx.select().from(userAgents).where(inArray(lowerToken, tokens.map(lower)));
+  for (const row of rows) found.set(lower(row.token), row);
+  return found;
+}
 
-  /** Inserts the tokens that have no row yet (any case), with `isDefault`, their known family and what the catalogue says of them. */
-  async function insertMissing(tx: Executor, tokens: readonly string[], isDefault: boolean): Promise<void> {
-    if (tokens.length === 0) return;
-    await tx
-      .insert(userAgents)
-      .values(
-        tokens.map((token) => {
-          const known = findCrawler(token);
-          return { token, family: agentFamilyOf(token) ?? (known ? familyOfCategory(known.category) : null), category: known?.category ?? null, operator: known?.operator ?? null, isDefault };
-        }),
-      )
-      .onConflictDoNothing();
-  }
+/** Inserts the tokens that have no row yet (any case), with `isDefault`, their known family and what the catalogue says of them. */
+async function insertMissing(tx: Executor, tokens: readonly string[], isDefault: boolean): Promise<void> {
+  if (tokens.length === 0) return;
+  await tx
+    .insert(userAgents)
+    .values(
+      tokens.map((token) => {
+        const known = findCrawler(token);
+        return { token, family: agentFamilyOf(token) ?? (known ? familyOfCategory(known.category) : null), category: known?.category ?? null, operator: known?.operator ?? null, isDefault };
+      }),
+    )
+    .onConflictDoNothing();
+}
 
+/** Listing the agents. */
+function agentReads(db: Executor) {
   return {
     /** The agents, defaults first, then by token (case-insensitive). */
     async listAgents(options: { defaultsOnly?: boolean } = {}): Promise<UserAgent[]> {
@@ -91,7 +92,12 @@ export function createUserAgentsRepo(db: Executor) {
         .where(eq(userAgents.isDefault, true))
         .orderBy(asc(userAgents.id));
     },
+  };
+}
 
+/** Editing the defaults, and the rows verdicts need. */
+function agentWrites(db: Executor) {
+  return {
     /** Makes tokens default agents: new ones are inserted, retired ones restored. Idempotent. */
     async addDefaults(tokens: readonly string[]): Promise<AddDefaultsResult> {
       const wanted = distinctTokens(tokens);
@@ -152,6 +158,10 @@ export function createUserAgentsRepo(db: Executor) {
       return refs;
     },
   };
+}
+
+export function createUserAgentsRepo(db: Executor) {
+  return { ...agentReads(db), ...agentWrites(db) };
 }
 
 export type UserAgentsRepo = ReturnType<typeof createUserAgentsRepo>;

@@ -28,7 +28,7 @@ import type { CrawlerCategory } from '../crawlers/index.js';
 import { policyTransitions } from './night/transitions.js';
 import { alertsForSiteNight, CRITICAL_DISALLOW_ALL_TOKENS } from './alerting/alert-rules.js';
 import type { AgentFamily, AlertKind, AlertSeverity } from '../night/vocabulary.js';
-import type { AlertDetails, CitedRule, SiteNightChange, VerdictFlip } from '../night/alerts.js';
+import type { AlertDetails, CitedRule, PolicyTransitions, SiteNightChange, VerdictFlip } from '../night/alerts.js';
 import { SEVERITIES } from '../night/vocabulary.js';
 import { policyEvaluator } from './policy-evaluator.js';
 import type { PolicyEvaluator, PolicyVerdict } from './policy-evaluator.js';
@@ -158,9 +158,17 @@ export function isAccessAlert(details: AlertDetails): boolean {
 
 const lower = (token: string) => token.toLowerCase();
 
+/** A URL and an agent whose verdict is compared. */
+interface EvaluatedPair {
+  url: string;
+  isRoot: boolean;
+  agent: DraftAgent;
+  tracked: boolean;
+}
+
 /** Each target with the catalogue's crawlers added at the root, each agent once (T15: tokens compare lower-case). */
-function evaluatedPairs(targets: readonly DraftTarget[], rootCrawlers: readonly DraftAgent[]): { url: string; isRoot: boolean; agent: DraftAgent; tracked: boolean }[] {
-  const out: { url: string; isRoot: boolean; agent: DraftAgent; tracked: boolean }[] = [];
+function evaluatedPairs(targets: readonly DraftTarget[], rootCrawlers: readonly DraftAgent[]): EvaluatedPair[] {
+  const out: EvaluatedPair[] = [];
   for (const t of targets) {
     const seen = new Set<string>();
     for (const agent of t.agents) {
@@ -206,28 +214,26 @@ function flipCause(current: CurrentRobots): string {
   return current.outcome !== 'ok' || current.policy !== 'rules' ? 'outcome_changed' : 'rules_changed';
 }
 
-export function checkDraft(input: DraftCheckInput): DraftReport {
-  const { current, draft, maxBodyBytes } = input;
-  // R-18, D-6: the deployed draft is fetched as any robots.txt: its first maxBodyBytes only.
-  const read = draft.length > maxBodyBytes ? draft.subarray(0, maxBodyBytes) : draft;
-  const after = parseRobotsTxt(read);
-  const lastGood = current.lastGoodBody ? parseRobotsTxt(current.lastGoodBody) : null;
-  const rulesNow: RobotsTxt | null =
-    current.policy !== 'rules' ? null : current.rulesBody === current.lastGoodBody ? lastGood : current.rulesBody ? parseRobotsTxt(current.rulesBody) : null;
+/** The rules crawlers follow now: none unless the policy is `rules`; the last good body's parse when that is the body in force. */
+function rulesInForce(current: CurrentRobots, lastGood: RobotsTxt | null): RobotsTxt | null {
+  if (current.policy !== 'rules') return null;
+  if (current.rulesBody === current.lastGoodBody) return lastGood;
+  return current.rulesBody ? parseRobotsTxt(current.rulesBody) : null;
+}
 
-  const diff = diffRobotsTxt(lastGood, after, { before: current.lastGoodBody, after: read });
-  const contentKinds = diff.kinds.filter((k) => k !== 'identical');
-  // The draft's star-rule gaps, for the diff and for lint: computed once, when first needed.
-  let gaps: StarRuleGaps | null = null;
-  const afterGaps = () => (gaps ??= starRuleGaps(after));
-  const starGapsOpened = contentKinds.includes('rules') ? openedStarRuleGaps(lastGood, after, afterGaps()) : [];
+/** A pair whose verdict the draft flips, and the flip as the nightly run records it. */
+interface ChangedVerdict {
+  pair: EvaluatedPair;
+  flip: VerdictFlip;
+}
 
+/** The pairs whose verdict under the draft differs from the one in force now. */
+function changedVerdicts(current: CurrentRobots, rulesNow: RobotsTxt | null, after: RobotsTxt, pairs: readonly EvaluatedPair[]): ChangedVerdict[] {
   // Verdicts: in force now, and under the draft.
   const before = perGroup(policyEvaluator(current.policy, rulesNow), rulesNow);
   const now = perGroup(policyEvaluator('rules', after), after);
   const cause = flipCause(current);
-  const pairs = evaluatedPairs(input.targets, input.rootCrawlers);
-  const changed: { pair: (typeof pairs)[number]; flip: VerdictFlip }[] = [];
+  const changed: ChangedVerdict[] = [];
   for (const pair of pairs) {
     const b = before(pair.url, pair.agent.token);
     const a = now(pair.url, pair.agent.token);
@@ -247,10 +253,20 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
       },
     });
   }
+  return changed;
+}
 
-  // The night the deploy would make: the draft answered 2xx, compared with what is in force.
+/** The night the deploy would make, as the nightly alert rules read it. */
+interface DeployNight {
+  origin: string;
+  change: SiteNightChange;
+  transitions: PolicyTransitions;
+}
+
+/** The night the deploy would make: the draft answered 2xx, compared with what is in force. */
+function deployNight(origin: string, current: CurrentRobots, diff: RobotsDiff, starGapsOpened: StarRuleGap[]): DeployNight {
   const change: SiteNightChange = {
-    kinds: contentKinds,
+    kinds: diff.kinds.filter((k) => k !== 'identical'),
     rulesDiff: diff,
     outcomeFrom: current.outcome,
     outcomeTo: 'ok',
@@ -261,20 +277,25 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     fallbackEnded: current.policyReason === 'D-3',
     starGapsOpened,
   };
-  const transitions = policyTransitions(change);
+  return { origin, change, transitions: policyTransitions(change) };
+}
+
+/** The flips as the report shows them, each with the nightly alert that would list it. */
+function draftFlips(night: DeployNight, changed: readonly ChangedVerdict[]): DraftFlip[] {
+  const { origin, change, transitions } = night;
   // The alert that lists each flip depends on its family, its direction and the night's policy
   // change only: asked once per combination, with that flip alone and no text change.
   const alertOfFlip = new Map<string, DraftFlip['alert']>();
   const flipOnly = (flip: VerdictFlip): DraftFlip['alert'] => {
     const key = `${flip.agentFamily}\n${flip.from}\n${flip.to}`;
     if (!alertOfFlip.has(key)) {
-      const alone = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin: input.origin, change: { ...change, kinds: [], rulesDiff: null, starGapsOpened: [] }, transitions, flips: [flip] });
+      const alone = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin, change: { ...change, kinds: [], rulesDiff: null, starGapsOpened: [] }, transitions, flips: [flip] });
       const lister = alone.find((a) => a.details.flips?.some((f) => f.url === flip.url && f.agent === flip.agent));
       alertOfFlip.set(key, lister ? { kind: lister.kind, severity: lister.severity } : null);
     }
     return alertOfFlip.get(key)!;
   };
-  const flips: DraftFlip[] = changed.map(({ pair, flip }) => ({
+  return changed.map(({ pair, flip }) => ({
     url: flip.url,
     isRoot: flip.isRoot,
     crawler: flip.agent,
@@ -287,8 +308,12 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     ruleAfter: flip.ruleAfter,
     alert: flipOnly(flip),
   }));
+}
 
-  const alerts: DraftAlert[] = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin: input.origin, change, transitions, flips: changed.map((c) => c.flip) }).map((a) => {
+/** The alerts the deploy's night would raise, each judged against `failOn` and tied to the draft's lines. */
+function draftAlerts(night: DeployNight, changed: readonly ChangedVerdict[], flips: readonly DraftFlip[], diff: RobotsDiff, failOn: AlertSeverity): DraftAlert[] {
+  const { origin, change, transitions } = night;
+  return alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin, change, transitions, flips: changed.map((c) => c.flip) }).map((a) => {
     const aboutAccess = isAccessAlert(a.details);
     return {
       kind: a.kind,
@@ -296,10 +321,31 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
       title: a.title,
       details: a.details,
       aboutAccess,
-      failing: aboutAccess && atLeast(a.severity, input.failOn),
+      failing: aboutAccess && atLeast(a.severity, failOn),
       lines: draftLinesOf(a.details, flips.filter((f) => f.alert?.kind === a.kind), diff),
     };
   });
+}
+
+export function checkDraft(input: DraftCheckInput): DraftReport {
+  const { current, draft, maxBodyBytes } = input;
+  // R-18, D-6: the deployed draft is fetched as any robots.txt: its first maxBodyBytes only.
+  const read = draft.length > maxBodyBytes ? draft.subarray(0, maxBodyBytes) : draft;
+  const after = parseRobotsTxt(read);
+  const lastGood = current.lastGoodBody ? parseRobotsTxt(current.lastGoodBody) : null;
+  const rulesNow = rulesInForce(current, lastGood);
+
+  const diff = diffRobotsTxt(lastGood, after, { before: current.lastGoodBody, after: read });
+  // The draft's star-rule gaps, for the diff and for lint: computed once, when first needed.
+  let gaps: StarRuleGaps | null = null;
+  const afterGaps = () => (gaps ??= starRuleGaps(after));
+  const starGapsOpened = diff.kinds.includes('rules') ? openedStarRuleGaps(lastGood, after, afterGaps()) : [];
+
+  const pairs = evaluatedPairs(input.targets, input.rootCrawlers);
+  const changed = changedVerdicts(current, rulesNow, after, pairs);
+  const night = deployNight(input.origin, current, diff, starGapsOpened);
+  const flips = draftFlips(night, changed);
+  const alerts = draftAlerts(night, changed, flips, diff, input.failOn);
 
   const trackedAgents = input.targets.flatMap((t) => t.agents.map((a) => a.token));
   const compared = crawlersToCompare(lastGood, after, [...input.diffCrawlers, ...trackedAgents]);

@@ -90,36 +90,76 @@ export interface BatchSummary {
 }
 
 export function createNightRunner(deps: NightRunnerDeps) {
-  const loaders = nightLoaders(deps.pool);
+  const sites = siteNights(deps);
+  return { ...batchNights(deps, sites.processSite), ...siteJobNights(deps, sites), processSite: sites.processSite };
+}
 
-  // The crawler tokens new bodies are indexed for: read again at most once a minute (an `agents
-  // import` reaches the workers within that; bodies stored before it are indexed by the import).
+/**
+ * The crawler tokens new bodies are indexed for: read again at most once a minute (an `agents
+ * import` reaches the workers within that; bodies stored before it are indexed by the import).
+ */
+function cachedCatalogueTokens(pool: pg.Pool): () => Promise<string[]> {
   let catalogue: { tokens: Promise<string[]>; at: number } | null = null;
-  const catalogueTokens = (): Promise<string[]> => {
+  return () => {
     if (!catalogue || Date.now() - catalogue.at > CATALOGUE_REFRESH_MS) {
-      const tokens = loadCatalogueTokens(deps.pool);
+      const tokens = loadCatalogueTokens(pool);
       catalogue = { tokens, at: Date.now() };
       tokens.catch(() => (catalogue = null));
     }
     return catalogue.tokens;
   };
+}
 
-  /** Waits for the host's lock (held by another fetch of it, in any process); false if aborted first. */
-  async function lockHost(host: string, holder: string, signal?: AbortSignal): Promise<boolean> {
-    for (;;) {
-      if (signal?.aborted) return false;
-      if (await deps.hostLock.acquire(host, holder, deps.hostLockTtlMs)) return true;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, deps.hostBusyDelayMs);
-        function done() {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        }
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    }
+/** Waits for the host's lock (held by another fetch of it, in any process); false if aborted first. */
+async function lockHost(deps: Pick<NightRunnerDeps, 'hostLock' | 'hostLockTtlMs' | 'hostBusyDelayMs'>, host: string, holder: string, signal?: AbortSignal): Promise<boolean> {
+  for (;;) {
+    if (signal?.aborted) return false;
+    if (await deps.hostLock.acquire(host, holder, deps.hostLockTtlMs)) return true;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, deps.hostBusyDelayMs);
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
+}
+
+/** A site's answer, the confirmation of a changed body when one was fetched, and the answer's hash. */
+interface FetchedSite {
+  result: FetchResult;
+  confirm: FetchResult | null;
+  resultSha256: Buffer | null;
+}
+
+/** The site's fetch, and its confirmation, under its host's lock; null when `signal` aborted before the lock came. */
+async function fetchUnderHostLock(deps: NightRunnerDeps, run: RunClock, origin: string, state: PreviousNight | null, options: { signal?: AbortSignal; holder: string }): Promise<FetchedSite | null> {
+  const host = new URL(origin).hostname;
+  if (!(await lockHost(deps, host, options.holder, options.signal))) return null;
+  try {
+    const result = await deps.fetchRobotsTxt(origin, options.signal);
+    // Hashed here once; the night goes on with this hash.
+    const resultSha256 = result.outcome === 'ok' && result.body ? sha256Of(result.body) : null;
+    let confirm: FetchResult | null = null;
+    // Confirm a change before it counts: a body other than the version in force is fetched once
+    // more, on a new connection (the fetcher closes each one), after a short delay. A night that
+    // brings the version in force pays nothing more than the hash it is compared by.
+    if (changedBody(resultSha256, state) && isLatest(run, state) && !options.signal?.aborted) {
+      await delay(deps.confirmDelayMs, options.signal);
+      if (!options.signal?.aborted) confirm = await deps.fetchRobotsTxt(origin, options.signal);
+    }
+    return { result, confirm, resultSha256 };
+  } finally {
+    await deps.hostLock.release(host, options.holder);
+  }
+}
+
+/** One site's attempt and the storing of its night: what batch and site jobs share. */
+function siteNights(deps: NightRunnerDeps) {
+  const loaders = nightLoaders(deps.pool);
+  const catalogueTokens = cachedCatalogueTokens(deps.pool);
 
   /** Computes and stores the night of a site's final attempt; computed again if its state moved on. */
   async function storeNight(run: RunClock, context: SiteContext, result: FetchResult, attempt: number, confirm: FetchResult | null, resultSha256: Buffer | null = null): Promise<SiteOutcome> {
@@ -157,28 +197,12 @@ export function createNightRunner(deps: NightRunnerDeps) {
       return { kind: 'handed-over', delayMs: Math.max(0, last + due - Date.now()), why: 'retrying' };
     }
     const attempt = ctx.failedAttempts + 1;
-    const host = new URL(ctx.origin).hostname;
-    if (!(await lockHost(host, options.holder, options.signal))) return { kind: 'handed-over', delayMs: 0, why: 'deadline' };
-    let result: FetchResult;
-    let confirm: FetchResult | null = null;
-    let resultSha256: Buffer | null = null;
-    try {
-      result = await deps.fetchRobotsTxt(ctx.origin, options.signal);
-      // Hashed here once; the night goes on with this hash.
-      resultSha256 = result.outcome === 'ok' && result.body ? sha256Of(result.body) : null;
-      // Confirm a change before it counts: a body other than the version in force is fetched once
-      // more, on a new connection (the fetcher closes each one), after a short delay. A night that
-      // brings the version in force pays nothing more than the hash it is compared by.
-      if (changedBody(resultSha256, ctx.state) && isLatest(run, ctx.state) && !options.signal?.aborted) {
-        await delay(deps.confirmDelayMs, options.signal);
-        if (!options.signal?.aborted) confirm = await deps.fetchRobotsTxt(ctx.origin, options.signal);
-      }
-    } finally {
-      await deps.hostLock.release(host, options.holder);
-    }
+    const fetched = await fetchUnderHostLock(deps, run, ctx.origin, ctx.state, options);
+    if (!fetched) return { kind: 'handed-over', delayMs: 0, why: 'deadline' };
     // Aborted by the batch's deadline: not an answer of the site's, so nothing is recorded.
     if (options.signal?.aborted) return { kind: 'handed-over', delayMs: 0, why: 'deadline' };
 
+    const { result, confirm, resultSha256 } = fetched;
     const delayMs = nextRetryDelayMs(deps.schedule, { attempt, outcome: result.outcome, status: result.status, retryAfterSeconds: result.retryAfterSeconds });
     if (delayMs !== null) {
       // Its wait is recorded on its run with the attempt (issue 26), due from now: the job that
@@ -190,75 +214,87 @@ export function createNightRunner(deps: NightRunnerDeps) {
     return storeNight(run, ctx, result, attempt, confirm, resultSha256);
   }
 
-  /** The nights of a batch of sites of one run; sites that need more time are handed over. */
-  async function runBatch(runId: number, siteIds: readonly number[], options: { deadlineMs: number; holder: string }): Promise<BatchSummary> {
-    const summary: BatchSummary = { stored: 0, alreadyStored: 0, skipped: 0, handedOver: 0 };
-    const run = await loadRunClock(deps.pool, runId);
-    if (!run) return summary;
-    const contexts = await loadSiteContexts(deps.pool, run, siteIds);
-    const deadline = AbortSignal.timeout(options.deadlineMs);
-    // Every site of the batch listens to it (its fetch, its wait for a slot or a host).
-    setMaxListeners(0, deadline);
-    const outcomes = await Promise.all(
-      siteIds.map(async (siteId): Promise<SiteOutcome> => {
-        const ctx = contexts.get(siteId);
-        if (!ctx) return { kind: 'skipped' };
-        try {
-          return await processSite(run, ctx, { signal: deadline, inBatch: true, holder: `${options.holder}:${siteId}` });
-        } catch (err) {
-          // Postgres or Redis failing (not the site): the whole job is retried.
-          if (isTransientDbError(err)) throw err;
-          // Something about this one site (its bytes, say) broke its night: it goes on alone, so
-          // the rest of the batch is stored and its own failures are counted (and seen) apart.
-          deps.log.error({ runId, siteId, err }, 'site night failed in its batch; handing it over to a site job');
-          return { kind: 'handed-over', delayMs: 0, why: 'error' };
+  return { processSite, storeNight };
+}
+
+type SiteNights = ReturnType<typeof siteNights>;
+
+/** The batch job's work: many sites of a run at once, none of them waited for long. */
+function batchNights(deps: NightRunnerDeps, processSite: SiteNights['processSite']) {
+  return {
+    /** The nights of a batch of sites of one run; sites that need more time are handed over. */
+    async runBatch(runId: number, siteIds: readonly number[], options: { deadlineMs: number; holder: string }): Promise<BatchSummary> {
+      const summary: BatchSummary = { stored: 0, alreadyStored: 0, skipped: 0, handedOver: 0 };
+      const run = await loadRunClock(deps.pool, runId);
+      if (!run) return summary;
+      const contexts = await loadSiteContexts(deps.pool, run, siteIds);
+      const deadline = AbortSignal.timeout(options.deadlineMs);
+      // Every site of the batch listens to it (its fetch, its wait for a slot or a host).
+      setMaxListeners(0, deadline);
+      const outcomes = await Promise.all(
+        siteIds.map(async (siteId): Promise<SiteOutcome> => {
+          const ctx = contexts.get(siteId);
+          if (!ctx) return { kind: 'skipped' };
+          try {
+            return await processSite(run, ctx, { signal: deadline, inBatch: true, holder: `${options.holder}:${siteId}` });
+          } catch (err) {
+            // Postgres or Redis failing (not the site): the whole job is retried.
+            if (isTransientDbError(err)) throw err;
+            // Something about this one site (its bytes, say) broke its night: it goes on alone, so
+            // the rest of the batch is stored and its own failures are counted (and seen) apart.
+            deps.log.error({ runId, siteId, err }, 'site night failed in its batch; handing it over to a site job');
+            return { kind: 'handed-over', delayMs: 0, why: 'error' };
+          }
+        }),
+      );
+      for (const [i, outcome] of outcomes.entries()) {
+        const siteId = siteIds[i]!;
+        if (outcome.kind === 'stored') summary.stored += 1;
+        else if (outcome.kind === 'already-stored') summary.alreadyStored += 1;
+        else if (outcome.kind === 'skipped') summary.skipped += 1;
+        else {
+          summary.handedOver += 1;
+          await deps.handOver(runId, siteId, outcome.kind === 'retry' ? msUntil(outcome.until, new Date()) : outcome.delayMs);
         }
-      }),
-    );
-    for (const [i, outcome] of outcomes.entries()) {
-      const siteId = siteIds[i]!;
-      if (outcome.kind === 'stored') summary.stored += 1;
-      else if (outcome.kind === 'already-stored') summary.alreadyStored += 1;
-      else if (outcome.kind === 'skipped') summary.skipped += 1;
-      else {
-        summary.handedOver += 1;
-        await deps.handOver(runId, siteId, outcome.kind === 'retry' ? msUntil(outcome.until, new Date()) : outcome.delayMs);
       }
-    }
-    return summary;
-  }
+      return summary;
+    },
+  };
+}
 
-  /** One site's attempt, for its site job: throws FetchRetryError when the schedule says to try again. */
-  async function runSite(runId: number, siteId: number, holder: string): Promise<SiteOutcome> {
-    const run = await loadRunClock(deps.pool, runId);
-    if (!run) return { kind: 'skipped' };
-    const ctx = (await loadSiteContexts(deps.pool, run, [siteId])).get(siteId);
-    if (!ctx) return { kind: 'skipped' };
-    const outcome = await processSite(run, ctx, { inBatch: false, holder });
-    if (outcome.kind === 'retry') {
-      const delayMs = msUntil(outcome.until, new Date());
-      throw new FetchRetryError(delayMs, `${outcome.outcome} on attempt ${outcome.attempt}, retry in ${delayMs} ms (${outcome.until.toISOString()})`);
-    }
-    return outcome;
-  }
+/** The site job's work: one site's attempt, or the night of a site whose jobs failed for good. */
+function siteJobNights(deps: NightRunnerDeps, sites: SiteNights) {
+  return {
+    /** One site's attempt, for its site job: throws FetchRetryError when the schedule says to try again. */
+    async runSite(runId: number, siteId: number, holder: string): Promise<SiteOutcome> {
+      const run = await loadRunClock(deps.pool, runId);
+      if (!run) return { kind: 'skipped' };
+      const ctx = (await loadSiteContexts(deps.pool, run, [siteId])).get(siteId);
+      if (!ctx) return { kind: 'skipped' };
+      const outcome = await sites.processSite(run, ctx, { inBatch: false, holder });
+      if (outcome.kind === 'retry') {
+        const delayMs = msUntil(outcome.until, new Date());
+        throw new FetchRetryError(delayMs, `${outcome.outcome} on attempt ${outcome.attempt}, retry in ${delayMs} ms (${outcome.until.toISOString()})`);
+      }
+      return outcome;
+    },
 
-  /**
-   * Records the night of a site whose jobs failed for good (issue 17): outcome `night_failed`,
-   * error code NIGHT_FAILED and the reason, the previous night's policy carried over, so that the
-   * site is listed as failing, alerted, and its run counts it done. Idempotent like any night.
-   * Returns false when there is no such site in the run any more.
-   */
-  async function storeFailedNight(runId: number, siteId: number, reason: string): Promise<boolean> {
-    const run = await loadRunClock(deps.pool, runId);
-    if (!run) return false;
-    const ctx = (await loadSiteContexts(deps.pool, run, [siteId])).get(siteId);
-    if (!ctx || ctx.origin === null) return false;
-    if (ctx.stored) return true;
-    const outcome = await storeNight(run, ctx, failedNightResult(ctx.origin, reason), ctx.failedAttempts + 1, null);
-    return outcome.kind === 'stored' || outcome.kind === 'already-stored';
-  }
-
-  return { runBatch, runSite, processSite, storeFailedNight };
+    /**
+     * Records the night of a site whose jobs failed for good (issue 17): outcome `night_failed`,
+     * error code NIGHT_FAILED and the reason, the previous night's policy carried over, so that the
+     * site is listed as failing, alerted, and its run counts it done. Idempotent like any night.
+     * Returns false when there is no such site in the run any more.
+     */
+    async storeFailedNight(runId: number, siteId: number, reason: string): Promise<boolean> {
+      const run = await loadRunClock(deps.pool, runId);
+      if (!run) return false;
+      const ctx = (await loadSiteContexts(deps.pool, run, [siteId])).get(siteId);
+      if (!ctx || ctx.origin === null) return false;
+      if (ctx.stored) return true;
+      const outcome = await sites.storeNight(run, ctx, failedNightResult(ctx.origin, reason), ctx.failedAttempts + 1, null);
+      return outcome.kind === 'stored' || outcome.kind === 'already-stored';
+    },
+  };
 }
 
 /** The fetch result that stands for a night that failed: no answer judged, the reason kept. */

@@ -8,6 +8,7 @@
 import os from 'node:os';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { analysePortabilityPayload, deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
 import { createRedis, letSetUpsFinish, onQueueError, reportOutages } from '../queues/connection.js';
 import { ALERT_DELIVERY_ATTEMPTS, BATCH_MAX_STALLS, SITE_MAX_STALLS } from '../queues/queues.js';
@@ -129,172 +130,192 @@ export function runInputOfSchedulerJob(job: Pick<Job, 'id' | 'timestamp' | 'data
 
 export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[] = WORKER_QUEUES): PipelineWorkers {
   const { config } = rt;
-  const prefix = config.ROBOTS_AUDIT_QUEUE_PREFIX;
   // Each worker blocks on its own connection (BullMQ duplicates it); one shared base is enough.
   const connection = createRedis(config.REDIS_URL, 'worker');
   reportOutages(connection, rt.outages.redis);
-  const workers: Worker[] = [];
   // A killed worker's jobs are found stalled and handed to another worker (at-least-once; the
   // services are idempotent). Each job records the process that ran it (`processedBy`).
   const lock = { lockDuration: config.ROBOTS_AUDIT_JOB_LOCK_MS, stalledInterval: config.ROBOTS_AUDIT_JOB_LOCK_MS, name: `${os.hostname()}:${process.pid}` };
+  const base: WorkerBase = { connection, prefix: config.ROBOTS_AUDIT_QUEUE_PREFIX, lock };
+  const workers: Worker[] = [];
+  if (which.includes('fetch')) workers.push(startBatchWorker(rt, base));
+  if (which.includes('site')) workers.push(startSiteWorker(rt, base));
+  if (which.includes('alerts')) workers.push(startAlertsWorker(rt, base));
+  if (which.includes('analysis')) workers.push(startAnalysisWorker(rt, base));
+  if (which.includes('runs')) workers.push(startRunsWorker(rt, base));
+  for (const w of workers) watchWorker(rt, w);
+  return { workers, close: (graceMs) => closeWorkers(rt, workers, connection, graceMs) };
+}
 
-  if (which.includes('fetch')) {
-    const batchWorker = new Worker(
-        QUEUES.fetch,
-        async (job) => {
-          const { runId, siteIds } = parsePayload(fetchSitesPayload, job.data, JOBS.fetchSites);
-          const summary = await rt.nights.runBatch(runId, siteIds, {
-            deadlineMs: config.ROBOTS_AUDIT_BATCH_DEADLINE_MS,
-            holder: `${job.id}:${job.attemptsStarted}`,
-          });
-          rt.log.debug({ queue: 'fetch', job: job.id, runId, ...summary }, 'batch done');
-          if (summary.skipped > 0) await finishRunIfComplete(rt, runId);
-          return summary;
-        },
-        { connection, prefix, concurrency: config.ROBOTS_AUDIT_BATCH_CONCURRENCY, ...lock, maxStalledCount: BATCH_MAX_STALLS },
-    );
-    // Retries used up (Postgres away for long, say), or its process died under it (a stall fails a
-    // batch at once, BATCH_MAX_STALLS): each of its sites goes on in a site job of its own, which
-    // stores it, finds it stored, or fails and is counted apart; the run still ends.
-    batchWorker.on('failed', (job, err) => {
-      if (!job || !isFinalFailure(job, err)) return;
-      const parsed = fetchSitesPayload.safeParse(job.data);
-      if (!parsed.success) return;
-      const { runId, siteIds } = parsed.data;
-      rt.log.error({ queue: 'fetch', job: job.id, runId, sites: siteIds.length, err }, 'batch failed for good; its sites go on one by one');
-      void rt.queues.site
-        .addBulk(siteIds.map((siteId) => ({ name: JOBS.fetchSite, data: { runId, siteId }, opts: { jobId: jobIds.fetchSite({ runId, siteId }) } })))
-        .catch((e: unknown) => rt.log.warn({ runId, err: e }, 'could not hand the sites of a failed batch over yet (reconcile will)'));
-    });
-    workers.push(batchWorker);
-  }
+/** What every worker of the process is made with. */
+interface WorkerBase {
+  connection: Redis;
+  prefix: string;
+  /** Job locks, stall checks, and the process's name. */
+  lock: { lockDuration: number; stalledInterval: number; name: string };
+}
 
-  if (which.includes('site')) {
-    const siteWorker = new Worker(
-      QUEUES.site,
-      async (job) => {
-        const { runId, siteId } = parsePayload(fetchSitePayload, job.data, JOBS.fetchSite);
-        const outcome = await rt.nights.runSite(runId, siteId, `${job.id}:${job.attemptsStarted}`);
-        if (outcome.kind === 'skipped') await finishRunIfComplete(rt, runId);
-        return outcome;
-      },
-      {
-        connection,
-        prefix,
-        concurrency: config.ROBOTS_AUDIT_SITE_CONCURRENCY,
-        ...lock,
-        maxStalledCount: SITE_MAX_STALLS,
-        settings: { backoffStrategy: siteBackoff(config.ROBOTS_AUDIT_JOB_BACKOFF_MS) },
-      },
-    );
-    // Retries used up, or stalled past SITE_MAX_STALLS (its night kills the process that runs it):
-    // the site counts as failed for its run, like one whose retries are used up, and the run can
-    // end without it.
-    siteWorker.on('failed', (job, err) => {
-      if (!job || !isFinalFailure(job, err)) return;
-      const parsed = fetchSitePayload.safeParse(job.data);
-      if (!parsed.success) return;
-      const { runId, siteId } = parsed.data;
-      rt.log.error({ queue: 'site', job: job.id, runId, siteId, err }, 'site failed for good; its night is recorded as night_failed');
-      // Its night is recorded as failed (listed, alerted, counted done); if even that cannot be
-      // stored, the site is counted failed so that the run still ends.
-      void rt.nights
-        .storeFailedNight(runId, siteId, err.message)
-        .catch((e: unknown) => {
-          rt.log.error({ queue: 'site', runId, siteId, err: e }, 'could not record the failed night; counting the site as failed');
-          return false;
-        })
-        .then((recorded) => (recorded ? undefined : rt.lifecycle.markSiteFailed(runId, siteId, err.message)))
-        .then(() => finishRunIfComplete(rt, runId))
-        // Postgres away too: the reconcile loop finds the failed job and counts it later.
-        .catch((e: unknown) => rt.log.warn({ runId, siteId, err: e }, 'could not count a failed site yet'));
-    });
-    workers.push(siteWorker);
-  }
+/** Batches of sites (`fetch`): a batch job's nights. */
+function startBatchWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase): Worker {
+  const { config } = rt;
+  const batchWorker = new Worker(
+    QUEUES.fetch,
+    async (job) => {
+      const { runId, siteIds } = parsePayload(fetchSitesPayload, job.data, JOBS.fetchSites);
+      const summary = await rt.nights.runBatch(runId, siteIds, {
+        deadlineMs: config.ROBOTS_AUDIT_BATCH_DEADLINE_MS,
+        holder: `${job.id}:${job.attemptsStarted}`,
+      });
+      rt.log.debug({ queue: 'fetch', job: job.id, runId, ...summary }, 'batch done');
+      if (summary.skipped > 0) await finishRunIfComplete(rt, runId);
+      return summary;
+    },
+    { connection, prefix, concurrency: config.ROBOTS_AUDIT_BATCH_CONCURRENCY, ...lock, maxStalledCount: BATCH_MAX_STALLS },
+  );
+  // Retries used up (Postgres away for long, say), or its process died under it (a stall fails a
+  // batch at once, BATCH_MAX_STALLS): each of its sites goes on in a site job of its own, which
+  // stores it, finds it stored, or fails and is counted apart; the run still ends.
+  batchWorker.on('failed', (job, err) => {
+    if (!job || !isFinalFailure(job, err)) return;
+    const parsed = fetchSitesPayload.safeParse(job.data);
+    if (!parsed.success) return;
+    const { runId, siteIds } = parsed.data;
+    rt.log.error({ queue: 'fetch', job: job.id, runId, sites: siteIds.length, err }, 'batch failed for good; its sites go on one by one');
+    void rt.queues.site
+      .addBulk(siteIds.map((siteId) => ({ name: JOBS.fetchSite, data: { runId, siteId }, opts: { jobId: jobIds.fetchSite({ runId, siteId }) } })))
+      .catch((e: unknown) => rt.log.warn({ runId, err: e }, 'could not hand the sites of a failed batch over yet (reconcile will)'));
+  });
+  return batchWorker;
+}
 
-  if (which.includes('alerts')) {
-    const alertsWorker = new Worker(
-      QUEUES.alerts,
-      async (job) => {
-        const { deliveryId } = parsePayload(deliverAlertPayload, job.data, JOBS.deliverAlert);
-        const result = await rt.delivery.deliver(deliveryId);
-        rt.recorder.deliveryEnded(result === 'already-delivered' ? 'already_delivered' : result);
-        return result;
-      },
-      { connection, prefix, concurrency: config.ROBOTS_AUDIT_ALERT_CONCURRENCY, ...lock },
-    );
-    // Retries used up: the delivery is given up and stays visible as failed.
-    alertsWorker.on('failed', (job, err) => {
-      if (job) rt.recorder.deliveryEnded(isFinalFailure(job, err) ? 'failed' : 'retried');
-      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
-      const parsed = deliverAlertPayload.safeParse(job.data);
-      if (parsed.success) void rt.repos.alerts.markFailed(parsed.data.deliveryId, err.message).catch(() => {});
-    });
-    workers.push(alertsWorker);
-  }
-
-  if (which.includes('analysis')) {
-    // Bodies' portability findings after a run: one job at a time per process, in a thread of its
-    // own (rt.analysis), each job ANALYSIS_JOB_MS at most before it hands over to the next.
-    const analysisWorker: Worker = new Worker(
-      QUEUES.analysis,
-      async (job) => {
-        parsePayload(analysePortabilityPayload, job.data, JOBS.analysePortability);
-        const done = await rt.analysis.analysePending(ANALYSIS_JOB_MS, () => analysisWorker.isPaused() || analysisWorker.closing !== undefined);
-        rt.log.info({ queue: 'analysis', job: job.id, ...done }, 'bodies analysed');
-        if (done.more) await queueAnalysis(rt.db.pool, rt.queues.analysis);
-        return done;
-      },
-      { connection, prefix, concurrency: 1, ...lock },
-    );
-    workers.push(analysisWorker);
-  }
-
-  if (which.includes('runs')) {
-    workers.push(
-      new Worker(
-        QUEUES.runs,
-        async (job) => {
-          const input = runInputOfSchedulerJob(job, config.ROBOTS_AUDIT_TIMEZONE);
-          const { run, created, enqueued } = await rt.lifecycle.startRun(input);
-          rt.log.info({ runId: run.id, runKey: run.runKey, created, enqueued }, 'scheduled run started');
-          return { runId: run.id, created, enqueued };
-        },
-        { connection, prefix, concurrency: 1 },
-      ),
-    );
-  }
-
-  for (const w of workers) {
-    // A lost connection goes to the outage log (one line per outage); BullMQ reconnects by itself.
-    w.on('error', onQueueError(rt.outages.redis, rt.log, { queue: w.name }, 'worker error'));
-    w.on('completed', () => rt.recorder.jobEnded(w.name, 'completed'));
-    w.on('failed', (job, err) => {
-      if (job) rt.recorder.jobEnded(w.name, isFinalFailure(job, err) ? 'failed' : 'retried');
-    });
-  }
-
-  return {
-    workers,
-    async close(graceMs) {
-      // A worker told to stop right after it started lets its connections finish setting up first.
-      await letSetUpsFinish(workers);
-      // pause() stops taking jobs and waits for the ones in flight; close() only comes after it.
-      // Not close() first: once a graceful close() has begun, BullMQ's close(true) returns that
-      // same pending close, so the deadline could never cut a slow fetch short.
-      const drained = Promise.all(workers.map((w) => w.pause()));
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'forced'>((resolve) => (timer = setTimeout(() => resolve('forced'), graceMs)));
-      // A pause cut short by the forced close below may reject later: nothing waits for it then.
-      const outcome = await Promise.race([drained.then(() => 'drained' as const, () => 'drained' as const), deadline]);
-      clearTimeout(timer);
-      if (outcome === 'forced') {
-        rt.log.warn({ graceMs }, 'shutdown deadline reached: abandoning in-flight jobs (another worker retries them once their lock expires)');
-      }
-      await Promise.all(workers.map((w) => w.close(outcome === 'forced')));
-      await rt.nights.writer.flush().catch(() => {});
-      connection.disconnect();
+/** Single sites (`site`): retries, hand-overs and re-queued sites. */
+function startSiteWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase): Worker {
+  const { config } = rt;
+  const siteWorker = new Worker(
+    QUEUES.site,
+    async (job) => {
+      const { runId, siteId } = parsePayload(fetchSitePayload, job.data, JOBS.fetchSite);
+      const outcome = await rt.nights.runSite(runId, siteId, `${job.id}:${job.attemptsStarted}`);
+      if (outcome.kind === 'skipped') await finishRunIfComplete(rt, runId);
       return outcome;
     },
-  };
+    {
+      connection,
+      prefix,
+      concurrency: config.ROBOTS_AUDIT_SITE_CONCURRENCY,
+      ...lock,
+      maxStalledCount: SITE_MAX_STALLS,
+      settings: { backoffStrategy: siteBackoff(config.ROBOTS_AUDIT_JOB_BACKOFF_MS) },
+    },
+  );
+  // Retries used up, or stalled past SITE_MAX_STALLS (its night kills the process that runs it):
+  // the site counts as failed for its run, like one whose retries are used up, and the run can
+  // end without it.
+  siteWorker.on('failed', (job, err) => {
+    if (!job || !isFinalFailure(job, err)) return;
+    const parsed = fetchSitePayload.safeParse(job.data);
+    if (!parsed.success) return;
+    const { runId, siteId } = parsed.data;
+    rt.log.error({ queue: 'site', job: job.id, runId, siteId, err }, 'site failed for good; its night is recorded as night_failed');
+    // Its night is recorded as failed (listed, alerted, counted done); if even that cannot be
+    // stored, the site is counted failed so that the run still ends.
+    void rt.nights
+      .storeFailedNight(runId, siteId, err.message)
+      .catch((e: unknown) => {
+        rt.log.error({ queue: 'site', runId, siteId, err: e }, 'could not record the failed night; counting the site as failed');
+        return false;
+      })
+      .then((recorded) => (recorded ? undefined : rt.lifecycle.markSiteFailed(runId, siteId, err.message)))
+      .then(() => finishRunIfComplete(rt, runId))
+      // Postgres away too: the reconcile loop finds the failed job and counts it later.
+      .catch((e: unknown) => rt.log.warn({ runId, siteId, err: e }, 'could not count a failed site yet'));
+  });
+  return siteWorker;
+}
+
+/** Alert deliveries (`alerts`). */
+function startAlertsWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase): Worker {
+  const alertsWorker = new Worker(
+    QUEUES.alerts,
+    async (job) => {
+      const { deliveryId } = parsePayload(deliverAlertPayload, job.data, JOBS.deliverAlert);
+      const result = await rt.delivery.deliver(deliveryId);
+      rt.recorder.deliveryEnded(result === 'already-delivered' ? 'already_delivered' : result);
+      return result;
+    },
+    { connection, prefix, concurrency: rt.config.ROBOTS_AUDIT_ALERT_CONCURRENCY, ...lock },
+  );
+  // Retries used up: the delivery is given up and stays visible as failed.
+  alertsWorker.on('failed', (job, err) => {
+    if (job) rt.recorder.deliveryEnded(isFinalFailure(job, err) ? 'failed' : 'retried');
+    if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const parsed = deliverAlertPayload.safeParse(job.data);
+    if (parsed.success) void rt.repos.alerts.markFailed(parsed.data.deliveryId, err.message).catch(() => {});
+  });
+  return alertsWorker;
+}
+
+/**
+ * Bodies' portability findings after a run (`analysis`): one job at a time per process, in a
+ * thread of its own (rt.analysis), each job ANALYSIS_JOB_MS at most before it hands over to the next.
+ */
+function startAnalysisWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase): Worker {
+  const analysisWorker: Worker = new Worker(
+    QUEUES.analysis,
+    async (job) => {
+      parsePayload(analysePortabilityPayload, job.data, JOBS.analysePortability);
+      const done = await rt.analysis.analysePending(ANALYSIS_JOB_MS, () => analysisWorker.isPaused() || analysisWorker.closing !== undefined);
+      rt.log.info({ queue: 'analysis', job: job.id, ...done }, 'bodies analysed');
+      if (done.more) await queueAnalysis(rt.db.pool, rt.queues.analysis);
+      return done;
+    },
+    { connection, prefix, concurrency: 1, ...lock },
+  );
+  return analysisWorker;
+}
+
+/** Runs (`runs`): the firings of the job schedulers. */
+function startRunsWorker(rt: Runtime, { connection, prefix }: WorkerBase): Worker {
+  return new Worker(
+    QUEUES.runs,
+    async (job) => {
+      const input = runInputOfSchedulerJob(job, rt.config.ROBOTS_AUDIT_TIMEZONE);
+      const { run, created, enqueued } = await rt.lifecycle.startRun(input);
+      rt.log.info({ runId: run.id, runKey: run.runKey, created, enqueued }, 'scheduled run started');
+      return { runId: run.id, created, enqueued };
+    },
+    { connection, prefix, concurrency: 1 },
+  );
+}
+
+/** A worker's errors go to the outage log, and its jobs' ends to the metrics. */
+function watchWorker(rt: Runtime, w: Worker): void {
+  // A lost connection goes to the outage log (one line per outage); BullMQ reconnects by itself.
+  w.on('error', onQueueError(rt.outages.redis, rt.log, { queue: w.name }, 'worker error'));
+  w.on('completed', () => rt.recorder.jobEnded(w.name, 'completed'));
+  w.on('failed', (job, err) => {
+    if (job) rt.recorder.jobEnded(w.name, isFinalFailure(job, err) ? 'failed' : 'retried');
+  });
+}
+
+/** Lets in-flight jobs end until `graceMs`, then closes the workers, forcibly if the deadline came first. */
+async function closeWorkers(rt: Runtime, workers: Worker[], connection: Redis, graceMs: number): Promise<'drained' | 'forced'> {
+  // A worker told to stop right after it started lets its connections finish setting up first.
+  await letSetUpsFinish(workers);
+  // pause() stops taking jobs and waits for the ones in flight; close() only comes after it.
+  // Not close() first: once a graceful close() has begun, BullMQ's close(true) returns that
+  // same pending close, so the deadline could never cut a slow fetch short.
+  const drained = Promise.all(workers.map((w) => w.pause()));
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'forced'>((resolve) => (timer = setTimeout(() => resolve('forced'), graceMs)));
+  // A pause cut short by the forced close below may reject later: nothing waits for it then.
+  const outcome = await Promise.race([drained.then(() => 'drained' as const, () => 'drained' as const), deadline]);
+  clearTimeout(timer);
+  if (outcome === 'forced') {
+    rt.log.warn({ graceMs }, 'shutdown deadline reached: abandoning in-flight jobs (another worker retries them once their lock expires)');
+  }
+  await Promise.all(workers.map((w) => w.close(outcome === 'forced')));
+  await rt.nights.writer.flush().catch(() => {});
+  connection.disconnect();
+  return outcome;
 }
