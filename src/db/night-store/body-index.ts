@@ -8,7 +8,7 @@ import { pgArray } from '../pg-array.js';
 import { pgJson, pgText } from '../pg-text.js';
 import { unnestInsert, unnestValues } from '../pg-unnest.js';
 import type { ColumnMap } from '../pg-unnest.js';
-import type { BodyAccessRow, BodyGroupRow, BodyIndex, BodyRuleRow } from '../../services/body-index.js';
+import type { BodyAccessRow, BodyGroupRow, BodyIndex, BodyRuleRow } from '../../night/body-index.js';
 import type { Queryable } from './queryable.js';
 
 type OfBody<T> = T & { bodyId: number };
