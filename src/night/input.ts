@@ -5,48 +5,10 @@
  */
 import type { FetchResult } from '../http/fetch-result.js';
 import type { FlappingOptions } from '../policy/flapping.js';
-import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
+import type { SiteState } from './state.js';
 
-/** The night a site's night is compared with: its site_state row, or (a replayed night) its history. */
-export interface PreviousNight {
-  runId: number;
-  runAt: Date;
-  outcome: FetchOutcome;
-  status: number | null;
-  policy: PolicyKind;
-  policyReason: PolicyReason;
-  unreachableSince: Date | null;
-  /** The body whose rules applied (policy `rules`), and the run it came from. */
-  rulesBodyId: number | null;
-  rulesRunId: number | null;
-  /** The latest `ok` night up to and including this one. */
-  lastGood: { runId: number; runAt: Date; bodyId: number; sha256: Buffer } | null;
-  /** D-3: the latest night that reached the site, up to and including this one. */
-  lastReachable: { runId: number; outcome: FetchOutcome } | null;
-  responseId: number | null;
-  responseKey: Buffer | null;
-  /** What decided the verdicts in force (null: unknown, evaluate again). */
-  evalKey: Buffer | null;
-  failedNights: number;
-  lastChangeRunId: number | null;
-  /** The first night of the current run of bot challenges; null when the last night was not one. */
-  challengedSince: Date | null;
-  /** The night the site started flapping (src/policy/flapping.ts); null when it is not. */
-  flappingSince: Date | null;
-  /** Nights in a row the same version came back. */
-  stableNights: number;
-  /** The versions of the last nights (K), oldest first. */
-  recentVersions: RecentVersion[];
-}
-
-/** One night's version of the file, as site_state.recent_versions keeps it. */
-export interface RecentVersion {
-  /** sha256 of the body, hex. */
-  sha256: string;
-  runId: number;
-  /** ISO time of the night. */
-  runAt: string;
-}
+/** The night a site's night is compared with: its site_state row, or (a replayed night) its history; bodies and answers by id. */
+export type PreviousNight = SiteState<number, number>;
 
 export interface TargetAgent {
   id: number;

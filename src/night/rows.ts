@@ -9,7 +9,7 @@ import type { RobotsDiff } from '../robots/diff.js';
 import type { AlertDraft } from './alerts.js';
 import type { BodyIndex } from './body-index.js';
 import type { SnapshotSummary } from './body-summary.js';
-import type { RecentVersion } from './input.js';
+import type { SiteState } from './state.js';
 import type { ChangeKind, FlipCause } from './vocabulary.js';
 
 /** One redirect hop of a fetch. */
@@ -87,28 +87,10 @@ export interface SnapshotRow {
   confirmSha256: Buffer | null;
 }
 
-export interface StateRow {
+/** The site's new state, as this night writes it. */
+export interface StateRow extends SiteState<BodyRef, ResponseRef> {
   siteId: number;
-  runId: number;
-  runAt: Date;
-  outcome: FetchOutcome;
-  status: number | null;
-  policy: PolicyKind;
-  policyReason: PolicyReason;
-  unreachableSince: Date | null;
-  rulesBody: BodyRef | null;
-  rulesRunId: number | null;
-  lastGood: { runId: number; runAt: Date; body: BodyRef; sha256: Buffer } | null;
-  lastReachable: { runId: number; outcome: FetchOutcome } | null;
-  response: ResponseRef | null;
-  responseKey: Buffer | null;
   evalKey: Buffer;
-  failedNights: number;
-  lastChangeRunId: number | null;
-  challengedSince: Date | null;
-  flappingSince: Date | null;
-  stableNights: number;
-  recentVersions: RecentVersion[];
 }
 
 export interface ChangeRow {

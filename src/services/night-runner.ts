@@ -388,7 +388,6 @@ async function computeNightOf(
   );
 }
 
-
 function failedAttemptRow(runId: number, ctx: SiteContext, attempt: number, r: FetchResult, retry: ScheduledRetry): FailedAttemptRow {
   const answer = answerOf(r, ctx.state);
   return {

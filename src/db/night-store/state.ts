@@ -66,13 +66,13 @@ const STATE_FIELDS: { [K in keyof PreviousNight]: StateField<PreviousNight[K]> }
   policy: plain('policy', 'effective_policy', ({ state }) => state.policy),
   policyReason: plain('policy_reason', 'text', ({ state }) => state.policyReason),
   unreachableSince: plain('unreachable_since', 'timestamptz', ({ state }) => state.unreachableSince),
-  rulesBodyId: plain('rules_body_id', 'int', ({ state, ids }) => ids.body(state.rulesBody)),
+  rulesBody: plain('rules_body_id', 'int', ({ state, ids }) => ids.body(state.rulesBody)),
   rulesRunId: plain('rules_run_id', 'int', ({ state }) => state.rulesRunId),
   lastGood: {
     columns: Object.values(LAST_GOOD),
     read(row) {
       const [runId, bodyId, sha256] = [LAST_GOOD.runId.read(row), LAST_GOOD.bodyId.read(row), LAST_GOOD.sha256.read(row)];
-      return runId !== null && bodyId !== null && sha256 !== null ? { runId, runAt: LAST_GOOD.runAt.read(row)!, bodyId, sha256 } : null;
+      return runId !== null && bodyId !== null && sha256 !== null ? { runId, runAt: LAST_GOOD.runAt.read(row)!, body: bodyId, sha256 } : null;
     },
   },
   lastReachable: {
@@ -82,7 +82,7 @@ const STATE_FIELDS: { [K in keyof PreviousNight]: StateField<PreviousNight[K]> }
       return runId !== null ? { runId, outcome: LAST_REACHABLE.outcome.read(row)! } : null;
     },
   },
-  responseId: plain('response_id', 'int', ({ state, ids }) => ids.response(state.response)),
+  response: plain('response_id', 'int', ({ state, ids }) => ids.response(state.response)),
   responseKey: plain('response_key', 'bytea', ({ state }) => state.responseKey),
   evalKey: plain('eval_key', 'bytea', ({ state }) => state.evalKey),
   failedNights: plain('failed_nights', 'int', ({ state }) => state.failedNights),

@@ -59,7 +59,7 @@ export function nightAnswer(input: SiteNightInput): NightAnswer {
     body,
     sha256,
     sameAsLastGood,
-    bodyRef: sha256 === null ? null : sameAsLastGood ? { id: lastGood!.bodyId } : { sha256 },
+    bodyRef: sha256 === null ? null : sameAsLastGood ? { id: lastGood!.body } : { sha256 },
     newBody,
     parsed: parsedBody,
     gaps: () => (gaps ??= starRuleGaps(parsedBody())),
@@ -73,11 +73,11 @@ export function nightAnswer(input: SiteNightInput): NightAnswer {
  * The answer's `responses` row, referenced by the id of the site's last one when the headers are
  * the same (stored once), or by its key as a new row (`newRow`); null when nothing answered.
  */
-export function answerOf(result: FetchResult, last: Pick<PreviousNight, 'responseId' | 'responseKey'> | null): NightAnswer['response'] {
+export function answerOf(result: FetchResult, last: Pick<PreviousNight, 'response' | 'responseKey'> | null): NightAnswer['response'] {
   const row = responseRowOf(result);
   if (row === null) return { row, ref: null, newRow: null };
   const same = last?.responseKey != null && last.responseKey.equals(row.key);
-  return same ? { row, ref: { id: last.responseId! }, newRow: null } : { row, ref: { key: row.key }, newRow: row };
+  return same ? { row, ref: { id: last.response! }, newRow: null } : { row, ref: { key: row.key }, newRow: row };
 }
 
 /**

@@ -44,7 +44,7 @@ export async function nightChanges(input: SiteNightInput, answer: NightAnswer, {
     kinds.push('first_seen');
   } else if (answer.body && !answer.sameAsLastGood) {
     // The bytes are compared with the last bytes fetched, whatever happened in between.
-    const before = previous.lastGood ? await reads.body(previous.lastGood.bodyId) : null;
+    const before = previous.lastGood ? await reads.body(previous.lastGood.body) : null;
     rulesDiff = diffRobotsTxt(before?.parsed ?? null, answer.parsed(), { before: before?.bytes ?? null, after: answer.body });
     contentKinds.push(...rulesDiff.kinds.filter((k): k is ContentChangeKind => k !== 'identical'));
     kinds.push('raw', ...contentKinds);

@@ -44,7 +44,7 @@ export function nightPolicy(input: SiteNightInput, answer: NightAnswer): NightPo
     challengedSince,
     fromFallback: true,
     rulesSha256: lastGood?.sha256 ?? null,
-    rulesBody: lastGood ? { id: lastGood.bodyId } : null,
+    rulesBody: lastGood ? { id: lastGood.body } : null,
     rulesRunId: lastGood?.runId ?? null,
   };
 }

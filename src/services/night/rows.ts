@@ -83,7 +83,7 @@ export function stateRow(input: SiteNightInput, answer: NightAnswer, rules: Nigh
     lastGood:
       body && sha256
         ? { runId, runAt, body: answer.bodyRef!, sha256 }
-        : lastGood && { runId: lastGood.runId, runAt: lastGood.runAt, body: { id: lastGood.bodyId }, sha256: lastGood.sha256 },
+        : lastGood && { runId: lastGood.runId, runAt: lastGood.runAt, body: { id: lastGood.body }, sha256: lastGood.sha256 },
     lastReachable: reached ? { runId, outcome: result.outcome } : (previous?.lastReachable ?? null),
     response: answer.response.ref,
     responseKey: answer.response.row?.key ?? null,

@@ -35,7 +35,7 @@ export async function nightVerdicts(input: SiteNightInput, answer: NightAnswer, 
   const out: NightVerdicts = { evalKey, evaluated, spans: { close: [], open: [] }, flipRows: [], flips: [] };
   if (!evaluated) return out;
 
-  const fallback = kind === 'rules' && rules.fromFallback && previous?.lastGood ? await reads.body(previous.lastGood.bodyId) : null;
+  const fallback = kind === 'rules' && rules.fromFallback && previous?.lastGood ? await reads.body(previous.lastGood.body) : null;
   // The bytes the rules come from go along for the crawlers' own parsers (read lazily, once per profile).
   const now = kind !== 'rules' ? policyEvaluator(kind, null) : rules.fromFallback ? policyEvaluator(kind, fallback?.parsed ?? null, fallback?.bytes ?? null) : policyEvaluator(kind, answer.parsed(), answer.body);
   const inForce = previous
@@ -44,7 +44,7 @@ export async function nightVerdicts(input: SiteNightInput, answer: NightAnswer, 
   let before: PolicyEvaluator | null = null;
   const evaluatorBefore = async () => {
     if (before) return before;
-    const rulesBefore = previous!.policy === 'rules' && previous!.rulesBodyId !== null ? await reads.body(previous!.rulesBodyId) : null;
+    const rulesBefore = previous!.policy === 'rules' && previous!.rulesBody !== null ? await reads.body(previous!.rulesBody) : null;
     return (before = policyEvaluator(previous!.policy, rulesBefore?.parsed ?? null));
   };
   for (const target of input.targets) {
