@@ -16,8 +16,4 @@ export { agentToken, isValidUserAgentToObey, GLOBAL_AGENT } from './user-agent.j
 export { explainCheck } from './explain.js';
 export { starRuleGaps } from './star-rule-gaps.js';
 export type { StarRuleGap } from './star-rule-gaps.js';
-export { CRAWLER_PRODUCT_TOKENS, followedAgent, followedGroup, explainAsCrawler, followedGroupText } from './crawlers.js';
-export type { FollowedGroup, FollowedGroupRule, CrawlerExplanation } from './crawlers.js';
 export { ENGINE_VERSION } from './engine-version.js';
-export { ParserVerdictReader, PARSER_VERDICTS_KEY, otherParserOf, parserVerdictText } from './parser-verdicts.js';
-export type { OtherParser, ParserVerdict } from './parser-verdicts.js';
