@@ -1,7 +1,7 @@
 /** The robots.txt engine: parse, match, explain and lint, Google-exact. Pure: no I/O. */
 export * from './types.js';
 export { parseRobotsTxt, RobotsTxt, RobotsTxtBuilder, MAX_CACHED_AGENTS } from './parse.js';
-export type { CallerAgent, SelectedGroup } from './parse.js';
+export type { CallerAgent, SelectedGroup } from './selected-group.js';
 export { lintAndParse, lintRobotsTxt, GOOGLE_MAX_ROBOTS_BYTES } from './lint.js';
 export type { LintedBody } from './lint.js';
 export type { LintOptions } from './lint.js';

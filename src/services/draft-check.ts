@@ -17,7 +17,8 @@ import { diffRobotsTxt, isMatchEverythingPattern, unifiedTextDiff } from '../rob
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import { lintRobotsTxt } from '../robots/lint.js';
 import { parseRobotsTxt } from '../robots/parse.js';
-import type { RobotsTxt, SelectedGroup } from '../robots/parse.js';
+import type { RobotsTxt } from '../robots/parse.js';
+import type { SelectedGroup } from '../robots/selected-group.js';
 import { followedGroup } from '../crawlers/followed-group.js';
 import { openedStarRuleGaps, starRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
