@@ -8,10 +8,7 @@
  */
 import shipped from './crawler-rules.json' with { type: 'json' };
 import { callerAgentKey } from '../robots/user-agent.js';
-
-/** The parser profiles a crawler may be known or assumed to use (`unknown`: nobody documents it). */
-export const PARSER_PROFILES = ['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser', 'crawler-commons'] as const;
-export type ParserProfileName = (typeof PARSER_PROFILES)[number];
+import type { ParserProfileName } from '../robots/profiles/index.js';
 
 /** `known`: the operator (or the library's maker) says so; `assumed`: inferred, and the note says from what. */
 export type FactBasis = 'known' | 'assumed' | 'unknown';
@@ -32,6 +29,7 @@ export type StarGroupUse = 'reads' | 'ignores';
 export type RobotsTxtUse = 'honours' | 'ignores' | 'may-ignore';
 
 export interface CrawlerParser {
+  /** One of the parser profiles (src/robots/profiles), or `unknown`: nobody documents it. */
   readonly profile: ParserProfileName | 'unknown';
   readonly basis: FactBasis;
   readonly source: string | null;

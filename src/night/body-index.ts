@@ -3,7 +3,7 @@
  * its rules flattened, whether each catalogued crawler may fetch the root under it, and
  * its Content-Signal lines. Pure: computed once per distinct body, when it is first stored.
  */
-import { followedGroup } from '../robots/index.js';
+import { followedGroup } from '../crawlers/followed-group.js';
 import type { RobotsTxt } from '../robots/index.js';
 
 export interface BodyGroupRow {

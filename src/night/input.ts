@@ -35,7 +35,7 @@ export interface VerdictSpan {
   toRunId: number | null;
   allowed: boolean;
   ruleLine: number | null;
-  /** The verdict under the crawler's own parser where it differs (null, null: none; src/robots/parser-verdicts.ts). */
+  /** The verdict under the crawler's own parser where it differs (null, null: none; src/crawlers/parser-verdicts.ts). */
   parserProfile: string | null;
   parserAllowed: boolean | null;
 }

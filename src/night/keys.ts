@@ -4,7 +4,8 @@
  * verdicts in force still hold.
  */
 import { hash } from 'node:crypto';
-import { ENGINE_VERSION, PARSER_VERDICTS_KEY } from '../robots/index.js';
+import { ENGINE_VERSION } from '../robots/index.js';
+import { PARSER_VERDICTS_KEY } from '../crawlers/parser-verdicts.js';
 import type { PolicyKind } from '../policy/index.js';
 import type { EvaluationTarget } from './input.js';
 

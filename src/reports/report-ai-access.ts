@@ -92,7 +92,7 @@ export interface StoredParserVerdict {
 
 /**
  * The root's verdicts under the AI crawlers' own parsers, where they differ from Google's
- * (verdicts.parser_profile, src/robots/parser-verdicts.ts), for a site in SQL scope as `x`: the
+ * (verdicts.parser_profile, src/crawlers/parser-verdicts.ts), for a site in SQL scope as `x`: the
  * open spans of its root, for the crawlers evaluated every night (the agents). A few rows per
  * site, through the spans' key (tracked_url_id first).
  */

@@ -6,7 +6,7 @@
  */
 import type { ReportColumn } from './format.js';
 import type { ReportSource } from './report-source.js';
-import { STATE_CONDITION } from './site-states.js';
+import { STATE_CONDITION } from './site-state-conditions.js';
 import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
 

@@ -4,7 +4,7 @@
  * lines green and removed ones red when colour is on. Pure.
  */
 import { terminalText } from './terminal-text.js';
-import type { CrawlerRuleChange, FollowedGroup } from '../robots/crawler-diff.js';
+import type { CrawlerRuleChange, FollowedGroup } from '../crawlers/crawler-diff.js';
 import { describeRobotsDiff, ruleLine } from '../robots/diff.js';
 import type { SiteDiffReport } from './site-diff.js';
 import type { SiteVersion } from './site-versions.js';

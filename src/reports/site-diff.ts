@@ -1,12 +1,12 @@
 /**
  * Two versions of a site's robots.txt compared (`robots-audit diff`): the unified text diff,
  * the semantic diff of the engine (groups, sitemaps, other records: R-23, R-24, R-34, R-35,
- * T49) and, per crawler, the rules it gains and loses (src/robots/crawler-diff.ts). The crawlers
+ * T49) and, per crawler, the rules it gains and loses (src/crawlers/crawler-diff.ts). The crawlers
  * are `*`, every crawler either version names, and the default agents (`user_agents`), so that
  * a crawler that only follows `*` is seen to change with it.
  */
-import { crawlersToCompare, diffCrawlerRules } from '../robots/crawler-diff.js';
-import type { CrawlerRuleChange } from '../robots/crawler-diff.js';
+import { crawlersToCompare, diffCrawlerRules } from '../crawlers/crawler-diff.js';
+import type { CrawlerRuleChange } from '../crawlers/crawler-diff.js';
 import { diffRobotsTxt, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { parseRobotsTxt } from '../robots/parse.js';

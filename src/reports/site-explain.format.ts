@@ -8,7 +8,7 @@ import type { SiteExplanation, SitePolicyState } from './site-explain.js';
 import { formatNight, plural } from './site-text.js';
 import { ruleLine } from '../robots/diff.js';
 import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../http/challenge.js';
-import { parserVerdictText } from '../robots/parser-verdicts.js';
+import { parserVerdictText } from '../crawlers/parser-verdicts.js';
 
 const night = (at: Date, runKey: string) => `${formatNight(at)} (run ${runKey})`;
 
@@ -93,7 +93,7 @@ export function formatExplanation(x: SiteExplanation): string {
   else if (x.followedAgent.toLowerCase() !== x.userAgent.toLowerCase()) out.push(`  ${x.userAgent} follows the ${x.followedAgent} group: the file has none of its own (R-42)`);
   if (x.robotsTxtNote !== null) out.push(`  robots.txt use: ${x.robotsTxtNote}`);
   if (x.parser.basis !== 'unknown' && x.parser.profile !== 'google') out.push(`  parser: ${x.parser.profile} (${x.parser.basis}, ${x.parser.source}); the verdict above is Google's parser's`);
-  // Where the crawler's own parser reads the same bytes another way (src/robots/parser-verdicts.ts).
+  // Where the crawler's own parser reads the same bytes another way (src/crawlers/parser-verdicts.ts).
   if (x.parserVerdict !== null) out.push(`  under its parser: ${parserVerdictText(x.verdict.allowed, x.parserVerdict)}`);
   out.push(`  policy: ${x.state.policy} (${x.state.policyReason}): ${policyWhy(x.state)}`);
   if (x.state.flappingSince) {

@@ -4,19 +4,19 @@
  * rule of the spec put it there (R-10..R-15, D-3, D-4); under a `rules` policy the rules body
  * (this night's, or the last good copy under the 30-day fallback) decides, through the engine's
  * explain, for the group the crawler follows by its documented crawler rules (R-42, special-case
- * crawlers, Applebot: src/robots/crawlers.ts), exactly as the nightly verdicts are computed
+ * crawlers, Applebot: src/crawlers/followed-group.ts), exactly as the nightly verdicts are computed
  * (src/services/policy-evaluator.ts) and as `check` answers.
  */
-import { explainAsCrawler, followedGroupText } from '../robots/crawlers.js';
-import type { FollowedGroup } from '../robots/crawlers.js';
+import { explainAsCrawler, followedGroupText } from '../crawlers/followed-group.js';
+import type { FollowedGroup } from '../crawlers/followed-group.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
 import type { CrawlerParser, RobotsTxtUse, SourcedFact } from '../crawlers/crawler-rules.js';
 import { getPathParamsQuery } from '../robots/match.js';
 import { isInScope } from '../robots/origin.js';
 import { parseRobotsTxt } from '../robots/parse.js';
 import { isValidUserAgentToObey } from '../robots/user-agent.js';
-import { ParserVerdictReader } from '../robots/parser-verdicts.js';
-import type { ParserVerdict } from '../robots/parser-verdicts.js';
+import { ParserVerdictReader } from '../crawlers/parser-verdicts.js';
+import type { ParserVerdict } from '../crawlers/parser-verdicts.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
 import { nightPolicyOf, POLICY_EVENTS } from './site-lookup.js';
@@ -78,7 +78,7 @@ export interface SiteExplanation {
   /**
    * The verdict under that parser (a profile, src/robots/profiles) from the same bytes, where it
    * differs from Google's; null where they agree, the parser is Google's or unknown, or the
-   * policy decides (src/robots/parser-verdicts.ts).
+   * policy decides (src/crawlers/parser-verdicts.ts).
    */
   parserVerdict: ParserVerdict | null;
   state: SitePolicyState;

@@ -1,29 +1,10 @@
 /**
- * The states a site can be in after its latest night, each a condition on its `site_state` row
- * (alias `x`): the overview's summary cards count them and list them (`/?show=failing`), and
- * `report status` narrows by them for the dashboard's CSV.
+ * The states a site can be in after its latest night: the overview's summary cards count them
+ * and list them (`/?show=failing`), and `report status` narrows by them for the dashboard's CSV.
+ * The names alone, so that the filters (report-filters.ts) can name a state without importing
+ * the reports that decide it (site-state-conditions.ts).
  */
-import { FAILED_OUTCOMES } from './report-failing.js';
-import { RECENT_DAYS } from './recent.js';
 
 /** The states the summary cards count, each a filter of the list (`/?show=failing`). */
 export const SITE_STATES = ['audited', 'ok', 'failing', 'unavailable', 'disallow_all', 'fallback', 'changed', 'never', 'unverified', 'flapping'] as const;
 export type SiteState = (typeof SITE_STATES)[number];
-
-/** Nights whose changes count as recent: RECENT_DAYS before the latest night, in SQL. */
-const RECENT_RUNS = `array(select id from audit_runs where run_at >= (select max(run_at) from audit_runs) - interval '${RECENT_DAYS} days')`;
-
-/** Each state as a condition on the site's latest night (site_state `x`); `never` is the sites without one. */
-export const STATE_CONDITION: Record<Exclude<SiteState, 'never'>, string> = {
-  audited: 'true',
-  ok: `x.outcome = 'ok'`,
-  failing: `x.outcome::text = any('{${FAILED_OUTCOMES.join(',')}}'::text[])`,
-  unavailable: `x.outcome = 'unavailable'`,
-  disallow_all: `x.policy = 'disallow_all'`,
-  fallback: `x.policy_reason = 'D-3'`,
-  changed: `x.last_change_run_id = any(${RECENT_RUNS})`,
-  // Issue 18: a bot wall answers instead of the site (the policy is the last known one), or its robots.txt flaps.
-  unverified: `x.challenged_since is not null`,
-  flapping: `x.flapping_since is not null`,
-};
-

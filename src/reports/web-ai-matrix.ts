@@ -14,7 +14,8 @@ import type { StoredParserVerdict } from './report-ai-access.js';
 import { FILTER, normalizeSearch } from './web-overview.js';
 import { AI_CATEGORIES } from '../crawlers/categories.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
-import type { FactBasis, ParserProfileName } from '../crawlers/crawler-rules.js';
+import type { FactBasis } from '../crawlers/crawler-rules.js';
+import type { ParserProfileName } from '../robots/profiles/index.js';
 
 export { AI_CATEGORIES };
 import type { AiCategory } from '../crawlers/categories.js';

@@ -6,7 +6,8 @@
  * rows only.
  */
 import type pg from 'pg';
-import { SITE_STATES, STATE_CONDITION } from './site-states.js';
+import { STATE_CONDITION } from './site-state-conditions.js';
+import { SITE_STATES } from './site-states.js';
 import type { SiteState } from './site-states.js';
 import { ACCESS_COLUMNS, blockedByCategory, blockedCrawlers, loadAiCrawlers } from './report-ai-access.js';
 import type { AiCrawler } from './report-ai-access.js';

@@ -9,9 +9,10 @@ import { describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
 import { lintRobotsTxt, parseRobotsTxt } from '../robots/index.js';
 import type { Diagnostic } from '../robots/index.js';
-import { followedGroup, followedGroupText } from '../robots/crawlers.js';
+import { followedGroup, followedGroupText } from '../crawlers/followed-group.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
-import type { FactBasis, ParserProfileName } from '../crawlers/crawler-rules.js';
+import type { FactBasis } from '../crawlers/crawler-rules.js';
+import type { ParserProfileName } from '../robots/profiles/index.js';
 import { describeSites } from './web-overview.js';
 import type { OverviewRow } from './web-overview.js';
 import { bodyLines } from './web-paging.js';
@@ -65,7 +66,7 @@ export interface MatrixCell {
   /** The deciding line as written in the rules body; null when no rule decided. */
   ruleText: string | null;
   since: Date;
-  /** The verdict under the crawler's own parser where it differs from `allowed` (src/robots/parser-verdicts.ts); null otherwise. */
+  /** The verdict under the crawler's own parser where it differs from `allowed` (src/crawlers/parser-verdicts.ts); null otherwise. */
   parser: { profile: string; basis: FactBasis; allowed: boolean } | null;
 }
 

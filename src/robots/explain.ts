@@ -3,13 +3,13 @@
  * in data and in one sentence. Pure.
  */
 import { getPathParamsQuery, isAllowedBy } from './match.js';
-import type { CallerAgent, RobotsTxt } from './parse.js';
+import type { CallerAgent, SelectedGroup } from './selected-group.js';
 import type { Explanation } from './types.js';
 
-export function explainCheck(robots: RobotsTxt, url: string, userAgent: CallerAgent): Explanation {
+/** The explanation for `url` when `sel` is the group `userAgent` selected (null: none applies). */
+export function explainCheck(sel: SelectedGroup | null, url: string, userAgent: CallerAgent): Explanation {
   const path = getPathParamsQuery(url);
   const ua = typeof userAgent === 'string' ? userAgent : userAgent.join(', ');
-  const sel = robots.select(userAgent);
   if (sel === null) {
     return {
       allowed: true,

@@ -1,7 +1,7 @@
 /** The robots.txt engine: parse, match, explain and lint, Google-exact. Pure: no I/O. */
 export * from './types.js';
 export { parseRobotsTxt, RobotsTxt, RobotsTxtBuilder, MAX_CACHED_AGENTS } from './parse.js';
-export type { CallerAgent, SelectedGroup } from './parse.js';
+export type { CallerAgent, SelectedGroup } from './selected-group.js';
 export { lintAndParse, lintRobotsTxt, GOOGLE_MAX_ROBOTS_BYTES } from './lint.js';
 export type { LintedBody } from './lint.js';
 export type { LintOptions } from './lint.js';
@@ -16,8 +16,4 @@ export { agentToken, isValidUserAgentToObey, GLOBAL_AGENT } from './user-agent.j
 export { explainCheck } from './explain.js';
 export { starRuleGaps } from './star-rule-gaps.js';
 export type { StarRuleGap } from './star-rule-gaps.js';
-export { CRAWLER_PRODUCT_TOKENS, followedAgent, followedGroup, explainAsCrawler, followedGroupText } from './crawlers.js';
-export type { FollowedGroup, FollowedGroupRule, CrawlerExplanation } from './crawlers.js';
 export { ENGINE_VERSION } from './engine-version.js';
-export { ParserVerdictReader, PARSER_VERDICTS_KEY, otherParserOf, parserVerdictText } from './parser-verdicts.js';
-export type { OtherParser, ParserVerdict } from './parser-verdicts.js';

@@ -11,32 +11,12 @@ import type { CompiledRule, RuleMatcher } from './match.js';
 import { compileRules, decideOnce, getPathParamsQuery, isAllowedBy, ruleMatcher, sortForDecision } from './match.js';
 import type { KeySpelling, ScanHandler, ScannedLine, ScanSummary } from './scan.js';
 import { LineCursor, isKnownUnsupportedName } from './scan.js';
+import type { CallerAgent, SelectedGroup } from './selected-group.js';
 import type { Explanation, Group, OtherRecord, Rule, RuleKind, SitemapRecord, UserAgentLine, Verdict } from './types.js';
 import { GLOBAL_AGENT, agentToken, agentTokenOfBytes, callerAgentKey } from './user-agent.js';
 
 /** Distinct caller user-agents whose group choice is cached per parsed file. */
 export const MAX_CACHED_AGENTS = 1024;
-
-/** A caller's user-agent, or several treated as one crawler (C29). */
-export type CallerAgent = string | readonly string[];
-
-/** The (merged) group that applies to a caller (R-40). */
-export interface SelectedGroup {
-  /** `named`: the caller has its own group(s) (T26); `global`: the `*` group(s) (T18). */
-  readonly kind: 'named' | 'global';
-  /** The tokens that selected it: the caller's names, or `*`. */
-  readonly tokens: readonly string[];
-  /** Indexes into `groups` of every group merged into it (R-34), ascending. */
-  readonly groupIndexes: readonly number[];
-  /** The user-agent lines that name the selected token(s), in file order. */
-  readonly userAgents: readonly UserAgentLine[];
-  /** Its rules in file order (C27: their position does not matter, only their length). */
-  readonly rules: readonly Rule[];
-  /** The rules compiled and ordered for `decide` (compiled when first read). */
-  readonly compiled: readonly CompiledRule[];
-  /** The rule that decides for a path (path + params + query, T48), or null when none matches. */
-  decide(path: string): CompiledRule | null;
-}
 
 /**
  * The rules of each distinct list of groups, built once and shared by every agent that list
@@ -287,7 +267,7 @@ export class RobotsTxt {
 
   /** Why `url` is allowed or not for `userAgent`: the group chosen and the rule that decided. */
   explain(url: string, userAgent: CallerAgent): Explanation {
-    return explainCheck(this, url, userAgent);
+    return explainCheck(this.select(userAgent), url, userAgent);
   }
 
   private selectUncached(userAgents: readonly string[]): SelectedGroup | null {

@@ -6,7 +6,8 @@
  */
 import { isAllowedBy, ruleMatcher } from './match.js';
 import type { RuleMatcher } from './match.js';
-import type { RobotsTxt, SelectedGroup } from './parse.js';
+import type { RobotsTxt } from './parse.js';
+import type { SelectedGroup } from './selected-group.js';
 import type { Rule, UserAgentLine } from './types.js';
 import { GLOBAL_AGENT } from './user-agent.js';
 

@@ -11,14 +11,15 @@
  * nightly alert rules (`alertsForSiteNight`), fed the night the deploy would make: the draft
  * fetched with a 2xx (R-10), compared with the last body fetched OK and with the policy in force.
  */
-import { crawlersToCompare, diffCrawlerRules } from '../robots/crawler-diff.js';
-import type { CrawlerRuleChange } from '../robots/crawler-diff.js';
+import { crawlersToCompare, diffCrawlerRules } from '../crawlers/crawler-diff.js';
+import type { CrawlerRuleChange } from '../crawlers/crawler-diff.js';
 import { diffRobotsTxt, isMatchEverythingPattern, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import { lintRobotsTxt } from '../robots/lint.js';
 import { parseRobotsTxt } from '../robots/parse.js';
-import type { RobotsTxt, SelectedGroup } from '../robots/parse.js';
-import { followedGroup } from '../robots/crawlers.js';
+import type { RobotsTxt } from '../robots/parse.js';
+import type { SelectedGroup } from '../robots/selected-group.js';
+import { followedGroup } from '../crawlers/followed-group.js';
 import { openedStarRuleGaps, starRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';

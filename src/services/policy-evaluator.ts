@@ -2,11 +2,13 @@
  * Verdicts under a night's effective policy: full allow, full disallow, or the rules of the body
  * the policy names (the night's own, or the last good one under D-3), for the group each crawler
  * follows by its documented crawler rules (R-42, special-case crawlers, Applebot:
- * src/robots/crawlers.ts), as `check` and `explain` answer.
+ * src/crawlers/followed-group.ts), as `check` and `explain` answer.
  */
 import type { PolicyKind } from '../policy/index.js';
-import { explainAsCrawler, parseRobotsTxt, ParserVerdictReader } from '../robots/index.js';
-import type { ParserVerdict, RobotsTxt } from '../robots/index.js';
+import { parseRobotsTxt } from '../robots/index.js';
+import type { RobotsTxt } from '../robots/index.js';
+import { explainAsCrawler, ParserVerdictReader } from '../crawlers/index.js';
+import type { ParserVerdict } from '../crawlers/index.js';
 import type { FlipRule } from '../night/rows.js';
 
 export interface PolicyVerdict {

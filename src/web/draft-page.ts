@@ -21,8 +21,8 @@ import { findSite } from '../reports/web-site.js';
 import { SEVERITIES } from '../night/vocabulary.js';
 import { MAX_DRAFT_BYTES } from './draft-result.js';
 import { parseParams } from './query-params.js';
-import type { PageContext } from './routes.js';
-import { NotFound } from './routes.js';
+import { NotFound } from './not-found.js';
+import type { PageContext } from './page-context.js';
 
 export { MAX_DRAFT_BYTES, PAGE_MAX_FLIP_GROUPS } from './draft-result.js';
 

@@ -11,7 +11,7 @@ import type { PolicyReason } from '../policy/effective-policy.js';
 import { POLICY_REASON_TEXT } from '../reports/site-text.js';
 import type { HiddenChar } from '../robots/hidden-chars.js';
 import { hiddenCharName, siteTextAttribute, siteTextHtml } from './html-text.js';
-import { parserVerdictText } from '../robots/parser-verdicts.js';
+import { parserVerdictText } from '../crawlers/parser-verdicts.js';
 
 /**
  * The templates and static files sit beside this module: under src/web/ for the sources, and

@@ -3,7 +3,7 @@
  * data and renders a template. A page number past the last page is a 404 that links to the
  * last one; a period that ends before it starts is a 400.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { resolveReportFilters } from '../reports/index.js';
 import { countsBackFromLatestNight, latestNight } from '../reports/report-filters.js';
@@ -39,25 +39,9 @@ import {
 } from './query-params.js';
 import { shareLinesSvg, stackedBarsSvg, timelineSvg } from './svg-charts.js';
 import { registerDraftPage } from './draft-page.js';
+import { NotFound } from './not-found.js';
 import type { PageCompute } from './page-compute.js';
-
-export class NotFound extends Error {
-  override name = 'NotFound';
-  constructor(
-    message: string,
-    /** A page to go to instead, with its link's words. */
-    readonly instead: { href: string; text: string } | null = null,
-  ) {
-    super(message);
-  }
-}
-
-export interface PageContext {
-  pool: pg.Pool;
-  /** What pages compute from a site's bytes or a draft: in a thread, with a deadline (page-compute.ts). */
-  compute: PageCompute;
-  render(reply: FastifyReply, template: string, data: Record<string, unknown>, status?: number): FastifyReply;
-}
+import type { PageContext } from './page-context.js';
 
 export async function portfolioId(pool: pg.Pool, name: string | undefined): Promise<number | null> {
   if (name === undefined || name === '') return null;

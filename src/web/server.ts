@@ -24,7 +24,8 @@ import { registerCsvDownloads } from './csv-downloads.js';
 import { FailureThrottle } from './failure-throttle.js';
 import { assertCleanUrl, BadRequest } from './query-params.js';
 import { createRenderer, pageHelpers, WEB_ROOT } from './render.js';
-import { NotFound, registerPages } from './routes.js';
+import { NotFound } from './not-found.js';
+import { registerPages } from './routes.js';
 import { createPageCompute } from './page-compute.js';
 import type { PageComputeOptions } from './page-compute.js';
 

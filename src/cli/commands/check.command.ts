@@ -12,8 +12,8 @@ import { readInput } from '../read-input.js';
 import { parseRobotsTxt } from '../../robots/parse.js';
 import type { Explanation, RobotsTxt } from '../../robots/index.js';
 // crawlers.js, not the index, for the same reason: the crawler rules (R-42, special-case crawlers, Applebot).
-import { explainAsCrawler, followedGroupText } from '../../robots/crawlers.js';
-import type { CrawlerExplanation } from '../../robots/crawlers.js';
+import { explainAsCrawler, followedGroupText } from '../../crawlers/followed-group.js';
+import type { CrawlerExplanation } from '../../crawlers/followed-group.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../../crawlers/crawler-rules.js';
 import { checkWithProfile, profileOption } from '../profile-check.js';
 import { writeVerdicts } from '../check-output.js';

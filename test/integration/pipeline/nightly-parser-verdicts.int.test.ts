@@ -3,7 +3,7 @@
  * `scrapy-protego`, known) takes the group `User-agent: scrap` as its own, since Protego picks the
  * group whose name is the longest substring of the crawler's token, while Google's parser needs the
  * whole token (R-41) and finds no group for Scrapy (R-43: allowed). The verdict span stores both,
- * `explain` shows both, and an unchanged night stores nothing new (src/robots/parser-verdicts.ts).
+ * `explain` shows both, and an unchanged night stores nothing new (src/crawlers/parser-verdicts.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline } from '../../helpers/pipeline.js';

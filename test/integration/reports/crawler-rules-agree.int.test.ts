@@ -1,6 +1,6 @@
 /**
  * check, explain and the nightly verdicts agree, and answer as each crawler does by its documented
- * crawler rules (src/crawlers/crawler-rules.json, src/robots/crawlers.ts): a loopback web, one
+ * crawler rules (src/crawlers/crawler-rules.json, src/crawlers/followed-group.ts): a loopback web, one
  * `audit --wait --at` night, then `explain` and `check` on the same bodies, URL by URL and agent
  * by agent, against the verdicts the night stored.
  *

@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CRAWLER_RULES, CRAWLER_RULES_READ, PARSER_PROFILES, UNKNOWN_PARSER, findCrawler, findCrawlerRules, parserOf } from '../../../src/crawlers/index.js';
+import { CRAWLER_RULES, CRAWLER_RULES_READ, UNKNOWN_PARSER, findCrawler, findCrawlerRules, parserOf } from '../../../src/crawlers/index.js';
+import { PARSER_PROFILES } from '../../../src/robots/profiles/index.js';
 import type { SourcedFact } from '../../../src/crawlers/index.js';
 import { ENGINE_VERSION, isValidUserAgentToObey } from '../../../src/robots/index.js';
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../../src/crawlers/index.js';
-import { explainAsCrawler, parseRobotsTxt } from '../../../src/robots/index.js';
+import { parseRobotsTxt } from '../../../src/robots/index.js';
+import { explainAsCrawler } from '../../../src/crawlers/index.js';
 import { indexBody } from '../../../src/night/body-index.js';
 import { loadRobotsSample } from '../../helpers/corpus.js';
 

@@ -1,6 +1,6 @@
 /** The text of `robots-audit diff`: colour only where asked, crawlers grouped by change. */
 import { describe, expect, it } from 'vitest';
-import { diffCrawlerRules } from '../../../src/robots/crawler-diff.js';
+import { diffCrawlerRules } from '../../../src/crawlers/crawler-diff.js';
 import { diffRobotsTxt, unifiedTextDiff } from '../../../src/robots/diff.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
 import type { SiteDiffReport } from '../../../src/reports/site-diff.js';

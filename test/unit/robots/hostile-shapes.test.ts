@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
-import { crawlersToCompare, diffCrawlerRules, MAX_CRAWLERS_COMPARED, namedCrawlers } from '../../../src/robots/crawler-diff.js';
+import { crawlersToCompare, diffCrawlerRules, MAX_CRAWLERS_COMPARED, namedCrawlers } from '../../../src/crawlers/crawler-diff.js';
 import { describeRobotsDiff, DESCRIBE_MAX_LINES_PER_PART, diffRobotsTxt } from '../../../src/robots/diff.js';
 import { profileVerdict } from '../../../src/robots/profiles/index.js';
 import { starRuleGaps, MAX_STAR_RULE_WORK } from '../../../src/robots/star-rule-gaps.js';

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { followedAgent, parseRobotsTxt } from '../../../src/robots/index.js';
+import { parseRobotsTxt } from '../../../src/robots/index.js';
+import { followedAgent } from '../../../src/crawlers/index.js';
 import type { RobotsTxt } from '../../../src/robots/index.js';
 import { ALLOWED, DISALLOWED, itVerdicts } from './verdict.js';
 
@@ -21,7 +22,7 @@ describe('R-42: choosing the group for a crawler', () => {
       'Disallow: /only-googlebot',
     ].join('\n'),
   );
-  /** The group a crawler follows (crawlers.ts); the matcher never falls back between names by itself (C10). */
+  /** The group a crawler follows (src/crawlers/followed-group.ts); the matcher never falls back between names by itself (C10). */
   const groupOf = (r: RobotsTxt, crawler: string) => r.explain('http://example.com/', followedAgent(r, crawler)).group.groupIndexes;
   it.each([
     ['Googlebot News', 'Googlebot-News', [0]],

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_VERSION, PARSER_VERDICTS_KEY } from '../../../src/robots/index.js';
+import { ENGINE_VERSION } from '../../../src/robots/index.js';
+import { PARSER_VERDICTS_KEY } from '../../../src/crawlers/index.js';
 import type { FetchOutcome } from '../../../src/policy/index.js';
 import { computeSiteNight } from '../../../src/services/site-night.js';
 import { evaluationKey, targetsHash } from '../../../src/night/keys.js';

@@ -7,9 +7,9 @@
  * docs/crawlers.md, "Where parser verdicts are shown".
  */
 import { createHash } from 'node:crypto';
-import { CRAWLER_RULES, findCrawlerRules } from '../crawlers/crawler-rules.js';
-import { isParserProfileName, parseForProfile } from './profiles/index.js';
-import type { ParserProfileName, ProfileParsed } from './profiles/index.js';
+import { CRAWLER_RULES, findCrawlerRules } from './crawler-rules.js';
+import { isParserProfileName, parseForProfile } from '../robots/profiles/index.js';
+import type { ParserProfileName, ProfileParsed } from '../robots/profiles/index.js';
 
 /** A crawler's parser other than Google's, implemented as a profile. */
 export interface OtherParser {

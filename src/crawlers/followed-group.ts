@@ -4,12 +4,12 @@
  * names, and only that group (R-42: Googlebot Images follows `googlebot` when there is no group of
  * its own; Apple documents the same of Applebot and `googlebot`); a crawler that ignores the `*`
  * group (Google's special-case crawlers) follows no group when none names it. The rules are data
- * (src/crawlers/crawler-rules.json, each with its source), imported as a module. Pure.
+ * (crawler-rules.json, each with its source), imported as a module. Pure.
  */
-import type { RobotsTxt } from './parse.js';
-import type { Explanation } from './types.js';
-import { CRAWLER_RULES, findCrawlerRules } from '../crawlers/crawler-rules.js';
-import type { CrawlerRuleEntry } from '../crawlers/crawler-rules.js';
+import type { RobotsTxt } from '../robots/parse.js';
+import type { Explanation } from '../robots/types.js';
+import { CRAWLER_RULES, findCrawlerRules } from './crawler-rules.js';
+import type { CrawlerRuleEntry } from './crawler-rules.js';
 
 /**
  * A crawler's further product tokens, after its own, most specific first, for the crawlers whose

@@ -1,19 +1,19 @@
 /**
  * What each crawler gains and loses between two versions of a robots.txt: the rules of the
  * group it follows in each version (R-40..R-43; a crawler with several product tokens follows
- * its most specific one, R-42; one that ignores `*` none: its crawler rules, crawlers.ts), compared as a set of (kind, normalised pattern) as
+ * its most specific one, R-42; one that ignores `*` none: its crawler rules, followed-group.ts), compared as a set of (kind, normalised pattern) as
  * `diffRobotsTxt` compares a group's rules (T49; a rule with no path counts for nothing, R-50).
  *
  * `diffRobotsTxt` says what changed per group ("a GPTBot group appeared with Disallow: /");
  * this says what that means per crawler: GPTBot gains `Disallow: /` and loses the `*` rules it
  * followed until then. Pure: no I/O.
  */
-import { followedGroup } from './crawlers.js';
-import { keyedRules, rulesMissingFrom } from './diff.js';
-import type { RuleRef } from './diff.js';
-import type { RobotsTxt } from './parse.js';
-import type { Rule } from './types.js';
-import { GLOBAL_AGENT } from './user-agent.js';
+import { followedGroup } from './followed-group.js';
+import { keyedRules, rulesMissingFrom } from '../robots/diff.js';
+import type { RuleRef } from '../robots/diff.js';
+import type { RobotsTxt } from '../robots/parse.js';
+import type { Rule } from '../robots/types.js';
+import { GLOBAL_AGENT } from '../robots/user-agent.js';
 
 /** The group a crawler follows in one version. */
 export interface FollowedGroup {

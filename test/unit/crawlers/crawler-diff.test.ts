@@ -3,8 +3,8 @@
  * R-42), compared as sets of (kind, normalised pattern) (T49, R-50).
  */
 import { describe, expect, it } from 'vitest';
-import { crawlersToCompare, diffCrawlerRules, MAX_CRAWLER_RULES_LISTED, MAX_CRAWLERS_COMPARED, namedCrawlers } from '../../../src/robots/crawler-diff.js';
-import type { CrawlerRuleChange } from '../../../src/robots/crawler-diff.js';
+import { crawlersToCompare, diffCrawlerRules, MAX_CRAWLER_RULES_LISTED, MAX_CRAWLERS_COMPARED, namedCrawlers } from '../../../src/crawlers/crawler-diff.js';
+import type { CrawlerRuleChange } from '../../../src/crawlers/crawler-diff.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
 import { manyAgentsOneGroup } from '../../helpers/hostile-bodies.js';
 

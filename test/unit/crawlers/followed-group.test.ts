@@ -1,10 +1,11 @@
 /**
- * The group a crawler follows (src/robots/crawlers.ts) under its documented crawler rules
+ * The group a crawler follows (src/crawlers/followed-group.ts) under its documented crawler rules
  * (src/crawlers/crawler-rules.json): R-42's example, Google's special-case crawlers, Applebot.
  */
 import { describe, expect, it } from 'vitest';
-import { explainAsCrawler, followedGroup, followedGroupText, parseRobotsTxt } from '../../../src/robots/index.js';
-import type { FollowedGroupRule } from '../../../src/robots/index.js';
+import { parseRobotsTxt } from '../../../src/robots/index.js';
+import { explainAsCrawler, followedGroup, followedGroupText } from '../../../src/crawlers/index.js';
+import type { FollowedGroupRule } from '../../../src/crawlers/index.js';
 
 /** R-42: groups googlebot-news (0), * (1), googlebot (2). */
 const SPEC_EXAMPLE = ['User-agent: googlebot-news', 'Disallow: /only-news', '', 'User-agent: *', 'Disallow: /only-star', '', 'User-agent: googlebot', 'Disallow: /only-googlebot'].join('\n');

@@ -1,9 +1,9 @@
 /**
  * The verdict under a crawler's own parser, shown where it differs from Google's
- * (src/robots/parser-verdicts.ts, docs/crawlers.md "Where parser verdicts are shown").
+ * (src/crawlers/parser-verdicts.ts, docs/crawlers.md "Where parser verdicts are shown").
  */
 import { describe, expect, it } from 'vitest';
-import { ParserVerdictReader, otherParserOf, parserVerdictText } from '../../../src/robots/parser-verdicts.js';
+import { ParserVerdictReader, otherParserOf, parserVerdictText } from '../../../src/crawlers/parser-verdicts.js';
 import { isParserProfileName } from '../../../src/robots/profiles/index.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
