@@ -18,7 +18,6 @@ export { loadReplayContext } from './night-store/replay.js';
 export { loadBody, loadBodyBySha } from './night-store/bodies.js';
 export { loadSpansInForce } from './night-store/spans.js';
 export { previousNightOf } from './night-store/state.js';
-export type { FailedAttemptRow } from './night-store/snapshots.js';
 export type { StoreResult } from './night-store/store-result.js';
 export { nightKey } from './night-store/store-result.js';
 export { storeNights } from './night-store/store.js';

@@ -6,7 +6,7 @@
  * night-store.ts, whose transaction calls it once per run, runs in id order (their row locks
  * are taken in one order by every writer).
  */
-import type { Queryable } from './night-store.js';
+import type { Queryable } from './night-store/queryable.js';
 import { deliveryDedupeKey } from './alerts.repo.js';
 import { RUN_WAIT_GROUPS } from './schema.js';
 import { pgArray } from './pg-array.js';

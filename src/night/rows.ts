@@ -164,3 +164,22 @@ export interface SiteNight {
   /** Whether the verdicts were evaluated (false: nothing that decides them changed). */
   evaluated: boolean;
 }
+
+/** An attempt that will be retried: recorded now, the night stays open. */
+export interface FailedAttemptRow {
+  siteId: number;
+  runId: number;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  response: ResponseRef | null;
+  newResponse: ResponseRow | null;
+  fullSize: number | null;
+  outcome: FetchOutcome;
+  status: number | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** When the retry is due, and whether the run waits for it (policy/run-hold.ts): the site's wait on its run. */
+  retryUntil: Date;
+  holdsRun: boolean;
+}

@@ -9,7 +9,8 @@
  * since the night was computed (`StaleNightError`: the caller computes it again).
  */
 import type pg from 'pg';
-import type { FailedAttemptRow, StoreResult } from '../db/night-store.js';
+import type { StoreResult } from '../db/night-store.js';
+import type { FailedAttemptRow } from '../night/rows.js';
 import { nightKey, storeNights } from '../db/night-store.js';
 import { isTransientDbError } from '../db/db-errors.js';
 import type { SiteNight } from '../night/rows.js';

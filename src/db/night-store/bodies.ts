@@ -5,14 +5,13 @@
  */
 import type pg from 'pg';
 import type { ResponseRow } from '../../night/rows.js';
-import type { BodyRef, NewBody, ResponseRef, SiteNight } from '../../night/rows.js';
+import type { BodyRef, FailedAttemptRow, NewBody, ResponseRef, SiteNight } from '../../night/rows.js';
 import { pgJson, pgText } from '../pg-text.js';
 import { unnestInsert, unnestValues } from '../pg-unnest.js';
 import type { ColumnMap } from '../pg-unnest.js';
 import { storeBodyIndexes } from './body-index.js';
 import { insertOrSelect } from './insert-or-select.js';
 import type { Queryable } from './queryable.js';
-import type { FailedAttemptRow } from './snapshots.js';
 
 /** The ids of the bodies and answers a batch references, by id or (stored by it) by hash or key. */
 export interface StoredIds {

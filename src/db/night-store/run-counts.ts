@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { SiteNight } from '../../night/rows.js';
 import { createLateDigests, updateRunCounters } from '../run-counters.js';
 import type { RunCounterUpdate, ScheduledWait } from '../run-counters.js';
-import type { FailedAttemptRow } from './snapshots.js';
+import type { FailedAttemptRow } from '../../night/rows.js';
 import type { StoreResult } from './store-result.js';
 
 type RunUpdate = RunCounterUpdate & { stored: number[]; waits: ScheduledWait[] };

@@ -4,32 +4,12 @@
  * (`failed_attempts`).
  */
 import type pg from 'pg';
-import type { FetchOutcome } from '../../policy/fetch-outcome.js';
-import type { SiteNight, SnapshotRow } from '../../night/rows.js';
+import type { FailedAttemptRow, SiteNight, SnapshotRow } from '../../night/rows.js';
 import { pgText } from '../pg-text.js';
 import { unnestInsert, unnestValues } from '../pg-unnest.js';
 import type { ColumnMap } from '../pg-unnest.js';
 import type { StoredIds } from './bodies.js';
 import { nightKey } from './store-result.js';
-
-/** An attempt that will be retried: recorded now, the night stays open (R-13, R-15). */
-export interface FailedAttemptRow {
-  siteId: number;
-  runId: number;
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  response: SiteNight['snapshot']['response'];
-  newResponse: SiteNight['newResponse'];
-  fullSize: number | null;
-  outcome: FetchOutcome;
-  status: number | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  /** When the retry is due, and whether the run waits for it (policy/run-hold.ts): the site's wait on its run. */
-  retryUntil: Date;
-  holdsRun: boolean;
-}
 
 /** A row with the batch's ids, which its references resolve to. */
 interface WithIds<T> {

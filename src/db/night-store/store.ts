@@ -3,13 +3,12 @@
  * each a multi-row statement or two. The order is the one every writer takes its locks in.
  */
 import type pg from 'pg';
-import type { SiteNight } from '../../night/rows.js';
+import type { FailedAttemptRow, SiteNight } from '../../night/rows.js';
 import { raiseAlerts } from './alerts.js';
 import { storeSharedRows } from './bodies.js';
 import { storeChanges } from './changes.js';
 import { countRuns } from './run-counts.js';
 import { storeFailedAttempts, storeSnapshots } from './snapshots.js';
-import type { FailedAttemptRow } from './snapshots.js';
 import { storeFlips, storeSpans } from './spans.js';
 import { storeStates } from './state.js';
 import { nightKey } from './store-result.js';
