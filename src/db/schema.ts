@@ -44,8 +44,8 @@ import {
 } from 'drizzle-orm/pg-core';
 import { FETCH_OUTCOMES } from '../policy/fetch-outcome.js';
 import type { FlipRule, RedirectHop } from '../night/rows.js';
-import { SEVERITIES } from '../night/vocabulary.js';
-import type { PolicyKind } from '../policy/effective-policy.js';
+import { DELIVERY_STATUSES, SEVERITIES } from '../night/vocabulary.js';
+import { POLICY_KINDS } from '../policy/effective-policy.js';
 import type { StoredPortability } from '../robots/profiles/portability.js';
 
 /** Raw bytes (`bytea`); node-postgres reads and writes them as Buffers. */
@@ -58,17 +58,15 @@ const createdAt = () => timestamptz('created_at').notNull().defaultNow();
 
 export const RUN_TRIGGERS = ['scheduled', 'manual'] as const;
 export const RUN_STATUSES = ['running', 'completed', 'failed'] as const;
-export const EFFECTIVE_POLICIES = ['rules', 'allow_all', 'disallow_all'] as const satisfies readonly PolicyKind[];
 /** `email`: a `mailto:` channel, sent over SMTP (migration 0013). */
 export const CHANNEL_KINDS = ['webhook', 'slack', 'email'] as const;
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 export const runTrigger = pgEnum('run_trigger', RUN_TRIGGERS);
 export const runStatus = pgEnum('run_status', RUN_STATUSES);
 /** R-10..R-15, D-4: the status class of a fetch (src/policy/fetch-outcome.ts). */
 export const fetchOutcome = pgEnum('fetch_outcome', FETCH_OUTCOMES);
 /** What a crawler applies after a fetch (src/policy/effective-policy.ts). */
-export const effectivePolicy = pgEnum('effective_policy', EFFECTIVE_POLICIES);
+export const effectivePolicy = pgEnum('effective_policy', POLICY_KINDS);
 export const alertSeverity = pgEnum('alert_severity', SEVERITIES);
 export const channelKind = pgEnum('channel_kind', CHANNEL_KINDS);
 export const deliveryStatus = pgEnum('delivery_status', DELIVERY_STATUSES);

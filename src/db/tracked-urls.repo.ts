@@ -30,7 +30,7 @@ export interface TrackResult {
 }
 
 /** One URL to evaluate for a site, with every agent to evaluate it for. */
-export interface EvaluationTarget {
+export interface TrackedUrlTarget {
   trackedUrlId: number;
   url: string;
   /** Path + query as matched against the rules (D-5, T48). */
@@ -116,7 +116,7 @@ export function createTrackedUrlsRepo(db: Executor) {
      * each token once (case-insensitive; the stored spelling wins). Tokens without a
      * `user_agents` row get one (not default), so every agent has an id for its verdicts.
      */
-    async evaluationTargets(siteId: number): Promise<EvaluationTarget[]> {
+    async evaluationTargets(siteId: number): Promise<TrackedUrlTarget[]> {
       const agentsRepo = createUserAgentsRepo(db);
       const urls = await db
         .select()

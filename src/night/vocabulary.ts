@@ -13,6 +13,10 @@ import type { RobotsChangeKind } from '../robots/diff.js';
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
 export type AlertSeverity = (typeof SEVERITIES)[number];
 
+/** What became of an alert's (or a digest's) delivery to a channel (`alert_deliveries.status`). */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 /** Every alert kind (`alerts.kind`); their severities and when each is raised: src/services/alerting/alert-rules.ts. */
 export const ALERT_KINDS = [
   'site_unreachable',

@@ -21,7 +21,9 @@ import type { FetchOutcome } from './fetch-outcome.js';
 export const UNREACHABLE_FALLBACK_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export type PolicyKind = 'rules' | 'allow_all' | 'disallow_all';
+/** The effective policies (the `effective_policy` enum): the rules of a body, everything allowed, everything disallowed. */
+export const POLICY_KINDS = ['rules', 'allow_all', 'disallow_all'] as const;
+export type PolicyKind = (typeof POLICY_KINDS)[number];
 
 /** The spec rule that produced a policy; stored with every snapshot. */
 export type PolicyReason = 'R-10' | 'R-11' | 'R-12' | 'D-4' | 'R-13' | 'R-15' | 'D-3' | 'night_failed' | 'challenged';

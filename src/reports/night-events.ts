@@ -13,6 +13,7 @@ import type { RobotsDiff } from '../robots/diff.js';
 import { move } from './report-changes.js';
 import { ruleText } from './report-flips.js';
 import { inPortfolio } from './report-filters.js';
+import { SEVERITIES } from '../night/vocabulary.js';
 import type { AlertSeverity } from '../night/vocabulary.js';
 
 /** Lines of a night's rule diff shown per site, at most (the rest counted). */
@@ -292,8 +293,7 @@ async function siteEvents(pool: pg.Pool, runId: number, siteIds: readonly number
   return out;
 }
 
-const SEVERITY_ORDER: readonly AlertSeverity[] = ['critical', 'warning', 'info'];
-const worst = (alerts: readonly NightAlert[]): AlertSeverity | null => SEVERITY_ORDER.find((s) => alerts.some((a) => a.severity === s)) ?? null;
+const worst = (alerts: readonly NightAlert[]): AlertSeverity | null => SEVERITIES.find((s) => alerts.some((a) => a.severity === s)) ?? null;
 
 /** A site's events of one night as lines, one per cause, in NIGHT_CAUSES order. Pure. */
 export function groupByCause(events: SiteNightEvents): CauseLine[] {

@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import { loadWaits } from '../db/run-waits.js';
+import type { DeliveryStatus } from '../night/vocabulary.js';
 
 export interface RunRow {
   runId: number;
@@ -91,8 +92,6 @@ export async function runProgress(pool: pg.Pool, runId: number): Promise<{ statu
   return rows[0] ?? null;
 }
 
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface DeliveryRow {
   id: number;

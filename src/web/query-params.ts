@@ -7,10 +7,9 @@ import { z } from 'zod';
 import { parseSince, ReportInputError } from '../reports/index.js';
 import { OVERVIEW_SORTS, SITE_STATES } from '../reports/web-overview.js';
 import { EVENT_TYPES } from '../reports/web-events.js';
-import { SEVERITIES } from '../night/vocabulary.js';
+import { DELIVERY_STATUSES, SEVERITIES } from '../night/vocabulary.js';
 import type { EventCursor } from '../reports/web-events.js';
 import { AI_CATEGORIES } from '../reports/web-ai-matrix.js';
-import { DELIVERY_STATUSES } from '../reports/web-runs.js';
 import { PAGE_SIZES } from '../reports/web-paging.js';
 import { codePointLabel, hiddenCharsIn } from '../robots/hidden-chars.js';
 
