@@ -26,7 +26,7 @@
  * the night before: fetch, diff, lint, verdicts, store, and the analysis job after the run.
  * Commands are killed at 60 s, and a command killed once is not run again on that side.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +36,8 @@ import pg from 'pg';
 import { databaseUrl } from '../helpers/test-db.js';
 import { manyAgentGroups, manyAgentsOneGroup, manySitemaps, wildcardGroups, wildcardRules } from '../helpers/hostile-bodies.js';
 import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { afterSide, beforeSide, processCpuMs } from './bench-sides.js';
+import type { Side } from './bench-sides.js';
 
 const DATABASE = 'robots_audit_bench_hostile';
 const KILL_AFTER_MS = 60_000;
@@ -76,33 +78,6 @@ function hostileFiles(): Record<string, [Uint8Array, Uint8Array]> {
     sitemaps: [manySitemaps('a'), manySitemaps('b')],
     plain: [new TextEncoder().encode('User-agent: *\nDisallow: /private/\n'), new TextEncoder().encode('User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n')],
   };
-}
-
-/** A side: a built checkout of the CLI. */
-interface Side {
-  name: 'before' | 'after';
-  bin: string;
-  label: string;
-}
-
-function git(cwd: string, ...a: string[]): string {
-  return execFileSync('git', a, { cwd, encoding: 'utf8' }).trim();
-}
-
-function build(dir: string): void {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-function beforeSide(ref: string): Side {
-  const commit = git(ROOT, 'rev-parse', '--short', ref);
-  const dir = path.join(os.tmpdir(), `robots-audit-bench-before-${commit}`);
-  if (!fs.existsSync(path.join(dir, 'package.json'))) {
-    spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT });
-    git(ROOT, 'worktree', 'add', '--detach', dir, commit);
-  }
-  if (!fs.existsSync(path.join(dir, 'node_modules'))) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  build(dir);
-  return { name: 'before', bin: path.join(dir, 'bin/robots-audit.js'), label: commit };
 }
 
 /** The web the sites are fetched from: `<name>.test` answers the body set for `name`. */
@@ -154,12 +129,6 @@ async function runCommand(side: Side, argv: string[], stdin?: string): Promise<M
 }
 
 /** utime + stime of a live process and its threads, ms (Linux: /proc/<pid>/stat, clock ticks of 10 ms). */
-function processCpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 async function startDashboard(side: Side): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [side.bin, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -222,13 +191,13 @@ function over(ms: Measure[] | undefined): boolean {
 async function main(): Promise<void> {
   const a = args();
   console.error('bench:hostile: building the current sources');
-  build(ROOT);
+  const current = afterSide();
   const sides: Side[] = [];
   if (a.before) {
     console.error(`bench:hostile: building ${a.before} in a worktree`);
     sides.push(beforeSide(a.before));
   }
-  sides.push({ name: 'after', bin: path.join(ROOT, 'bin/robots-audit.js'), label: git(ROOT, 'rev-parse', '--short', 'HEAD') });
+  sides.push(current);
 
   const files = hostileFiles();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'robots-audit-bench-hostile-'));

@@ -4,7 +4,7 @@
  * the name pins set), the local Postgres and Redis, and a loopback web in a process of its own.
  * Not a test: it measures, prints a table and rewrites its section of docs/benchmarks.md.
  *
- *   npm run bench:pipeline -- --sites 10000 [--runs K] [--no-write] [--profile DIR]
+ *   npm run bench:pipeline -- --sites 10000 [--runs K] [--before <git ref>] [--no-write] [--profile DIR]
  *
  * Method: a fresh database cloned from the migrated template and a unique queue prefix; N sites
  * `s<i>.load.test` imported with `sites import` (test/bench/load-web.ts serves them: real corpus
@@ -20,6 +20,10 @@
  * - bytes per unchanged site-night: every table and index (pg_total_relation_size) after
  *   VACUUM, after night 2 and after night 4, divided by 2 N;
  * - the worker's peak RSS (VmHWM) and its RSS sampled during each night.
+ * - the worker's CPU (user + system, from /proc) over each night, per site.
+ * `--before <ref>` builds that ref in a worktree (bench-sides.ts) and runs its worker too, the two
+ * taking turns run by run (before, after, then after, before, ...), each with its own fresh
+ * database and web, so that both meet the same machine; the section then compares them.
  * `--profile DIR` runs the worker with --cpu-prof into DIR. `--runs K` repeats all of it K times,
  * each with a fresh database, web and worker, and reports medians with their range (the machine is
  * shared: one run's figures move by 10-20%). `BENCH_WORKER_FLAGS='--max-semi-space-size=32'` passes
@@ -42,6 +46,8 @@ import { createTestDatabase } from '../helpers/test-db.js';
 import type { TestDatabase } from '../helpers/test-db.js';
 import { cleanupPrefix } from '../helpers/test-queue.js';
 import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { beforeSide, currentSide, processCpuMs } from './bench-sides.js';
+import type { Side } from './bench-sides.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const FIRST_NIGHT = Date.UTC(2026, 2, 1, 3, 0, 0);
@@ -54,6 +60,7 @@ interface Args {
   write: boolean;
   profile: string | null;
   runs: number;
+  before: string | null;
 }
 
 function args(): Args {
@@ -66,7 +73,7 @@ function args(): Args {
   if (!Number.isInteger(sites) || sites < 10) throw new Error('--sites needs a whole number ≥ 10');
   const runs = Number(at('--runs') ?? 1);
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs needs a whole number ≥ 1');
-  return { sites, write: !argv.includes('--no-write'), profile: at('--profile') ?? null, runs };
+  return { sites, write: !argv.includes('--no-write'), profile: at('--profile') ?? null, runs, before: at('--before') ?? null };
 }
 
 /** A child process that speaks JSON lines on stdout. */
@@ -103,9 +110,9 @@ function procStatus(pid: number, field: string): number {
   return Number(kb ?? 0) * 1024;
 }
 
-async function startWorker(env: Record<string, string>, profile: string | null): Promise<Worker> {
+async function startWorker(env: Record<string, string>, profile: string | null, bin: string): Promise<Worker> {
   const node = [...(process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
-  const child = spawn(process.execPath, [...node, path.join(ROOT, 'bin/robots-audit.js'), 'worker'], {
+  const child = spawn(process.execPath, [...node, bin, 'worker'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -156,11 +163,14 @@ interface Night {
   sitesPerSecond: number;
   requests: number;
   rssMax: number;
+  /** The worker's CPU over the night, per site (ms). */
+  cpuMsPerSite: number;
 }
 
 async function night(rt: Runtime, web: Awaited<ReturnType<typeof startWeb>>, worker: Worker, n: number, label: string, sites: number): Promise<Night> {
   await web.command({ count: true });
   let rssMax = 0;
+  const cpuAtStart = processCpuMs(worker.child.pid!);
   // Wall-clock time, as the worker's finished_at is (both processes read the same clock).
   const started = Date.now();
   const { run } = await rt.lifecycle.startRun({ runKey: `bench-${n}`, trigger: 'manual', runAt: new Date(FIRST_NIGHT + n * DAY_MS), portfolio: null });
@@ -177,7 +187,7 @@ async function night(rt: Runtime, web: Awaited<ReturnType<typeof startWeb>>, wor
   }
   const seconds = (finishedAt.getTime() - started) / 1000;
   const { answered } = (await web.command({ count: true })) as { answered: number };
-  return { label, seconds, sitesPerSecond: sites / seconds, requests: answered, rssMax };
+  return { label, seconds, sitesPerSecond: sites / seconds, requests: answered, rssMax, cpuMsPerSite: (processCpuMs(worker.child.pid!) - cpuAtStart) / sites };
 }
 
 async function databaseBytes(db: TestDatabase): Promise<number> {
@@ -202,7 +212,7 @@ interface Measured {
   peakRss: number;
 }
 
-async function measure(sites: number, profile: string | null): Promise<Measured> {
+async function measure(sites: number, profile: string | null, side: Side): Promise<Measured> {
   const db = await createTestDatabase();
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
   const web = await startWeb();
@@ -223,7 +233,7 @@ async function measure(sites: number, profile: string | null): Promise<Measured>
     if (imported.code !== 0) throw new Error(`sites import failed: ${imported.stderr}`);
 
     const rawBefore = await rawFetchRate(web.port, sites);
-    worker = await startWorker(env, profile);
+    worker = await startWorker(env, profile, side.bin);
     const nights: Night[] = [];
     nights.push(await night(rt, web, worker, 1, 'night 1: every site new', sites));
     nights.push(await night(rt, web, worker, 2, 'night 2: nothing changed', sites));
@@ -257,13 +267,9 @@ function spread(xs: number[], format: (n: number) => string): string {
   return `${format(median(xs))} (${format(Math.min(...xs))}–${format(Math.max(...xs))})`;
 }
 
-async function main(): Promise<void> {
-  const { sites, write, profile, runs } = args();
-  const measured: Measured[] = [];
-  for (let r = 0; r < runs; r++) {
-    measured.push(await measure(sites, profile));
-    if (runs > 1) console.log(`run ${r + 1} of ${runs}: ${measured.at(-1)!.nights.map((n) => fmt(n.sitesPerSecond)).join(', ')} sites/s`);
-  }
+/** The table of one side's runs: its nights' medians, the peer, the bytes and the memory. */
+function sideTable(sites: number, measured: readonly Measured[]): string[] {
+  const several = measured.length > 1;
   const raw = measured.map((m) => (m.rawBefore + m.rawAfter) / 2);
   const rows = measured[0]!.nights.map((first, i) => {
     const of = (m: Measured) => m.nights[i]!;
@@ -271,31 +277,52 @@ async function main(): Promise<void> {
     const ratios = measured.map((m, r) => of(m).sitesPerSecond / raw[r]!);
     const seconds = measured.map((m) => of(m).seconds);
     const requests = measured.map((m) => of(m).requests);
-    return `| ${first.label} | ${median(seconds).toFixed(1)} | ${spread(rates, fmt)} | ${spread(ratios, (n) => n.toFixed(2))} | ${median(requests).toLocaleString('en-US')} | ${mb(Math.max(...measured.map((m) => of(m).rssMax)))} |`;
+    const cpu = measured.map((m) => of(m).cpuMsPerSite);
+    return `| ${first.label} | ${median(seconds).toFixed(1)} | ${spread(rates, fmt)} | ${spread(ratios, (n) => n.toFixed(2))} | ${spread(cpu, (n) => n.toFixed(2))} | ${median(requests).toLocaleString('en-US')} | ${mb(Math.max(...measured.map((m) => of(m).rssMax)))} |`;
   });
-  const several = runs > 1;
-  const cpus = os.cpus();
-  const { start, end } = sectionMarkers(`pipeline-${sites}`);
-  const command = `npm run bench:pipeline -- --sites ${sites}${several ? ` --runs ${runs}` : ''}`;
-  const section = [
-    start,
-    `### ${sites.toLocaleString('en-US')} sites`,
-    '',
-    `\`${command}\` on ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (shared), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.${several ? ` ${runs} runs, each with a fresh database, web and worker: medians, and in brackets the range; a ratio is a run's rate over that run's peer.` : ''}`,
-    '',
+  return [
     `Peer in the same run${several ? 's' : ''}: a plain node:http loop, ${RAW_CONCURRENCY} at a time, a new connection each, before and after the nights: ${spread(raw, fmt)} robots.txt/s.`,
     '',
-    `| night | seconds | sites/s | × raw rate | requests | worker RSS (max sampled) |`,
-    '|---|---:|---:|---:|---:|---:|',
+    `| night | seconds | sites/s | × raw rate | worker CPU ms/site | requests | worker RSS (max sampled) |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     `Bytes per unchanged site-night (every table and index, after VACUUM, nights 3 and 4): **${spread(measured.map((m) => m.perSiteNight), (n) => n.toFixed(0))}**. Database after four nights: ${mb(median(measured.map((m) => m.databaseAfter)))}. Worker peak RSS (VmHWM${several ? ', the highest of the runs' : ''}): **${mb(Math.max(...measured.map((m) => m.peakRss)))}**.`,
+  ];
+}
+
+async function main(): Promise<void> {
+  const { sites, write, profile, runs, before } = args();
+  // `npm run bench:pipeline` has built this checkout; the earlier ref is built here.
+  const sides: Side[] = before ? [beforeSide(before), currentSide()] : [currentSide()];
+  const measured = new Map<Side, Measured[]>(sides.map((side) => [side, []]));
+  for (let r = 0; r < runs; r++) {
+    // Turn by turn, each side first every other run: neither always meets the warmer machine.
+    for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+      const m = await measure(sites, profile, side);
+      measured.get(side)!.push(m);
+      console.log(`run ${r + 1} of ${runs}${before ? ` (${side.name} ${side.label})` : ''}: ${m.nights.map((n) => fmt(n.sitesPerSecond)).join(', ')} sites/s`);
+    }
+  }
+  const several = runs > 1;
+  const cpus = os.cpus();
+  const key = before ? `pipeline-${sites}-before-after` : `pipeline-${sites}`;
+  const { start, end } = sectionMarkers(key);
+  const command = `npm run bench:pipeline -- --sites ${sites}${several ? ` --runs ${runs}` : ''}${before ? ` --before ${before}` : ''}`;
+  const tables = sides.flatMap((side) => [...(before ? [`**${side.name}** (${side.label}):`, ''] : []), ...sideTable(sites, measured.get(side)!), '']);
+  const section = [
+    start,
+    `### ${sites.toLocaleString('en-US')} sites${before ? ', before and after' : ''}`,
+    '',
+    `\`${command}\` on ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (shared), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.${several ? ` ${runs} runs${before ? ' of each side, taking turns' : ''}, each with a fresh database, web and worker: medians, and in brackets the range; a ratio is a run's rate over that run's peer.` : ''}`,
+    '',
+    ...tables.slice(0, -1),
     end,
   ].join('\n');
   console.log(section);
   if (write) {
-    writeBenchSection(`pipeline-${sites}`, section);
-    console.log(`\nwrote docs/benchmarks.md (section pipeline-${sites})`);
+    writeBenchSection(key, section);
+    console.log(`\nwrote docs/benchmarks.md (section ${key})`);
   }
 }
 
