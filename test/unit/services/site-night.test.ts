@@ -342,6 +342,18 @@ describe('answers and bodies are referenced, not repeated', () => {
     expect(t.responses.size).toBe(2);
   });
 
+  it('the same headers give the same answer key in every version (golden values)', async () => {
+    // site_state.response_key names the site's last answer row: a key that comes out otherwise for
+    // the same headers stores every site's answer again, once. Golden values, computed once (and
+    // checked by a separate implementation): the first 16 bytes of sha256 of the fields final URL,
+    // hops, remote address, content type, content encoding, cache-control, expires, age,
+    // retry-after, last-modified and etag, joined by U+001F, U+001E for a field absent; as hex.
+    // fetchResult's answer: 203.0.113.7, text/plain, the URL asked, no other header.
+    expect((await firstNight({ outcome: 'ok', body: OPEN })).state!.responseKey?.toString('hex')).toBe('98c34a5e0530b7d960ed5b733512aae4');
+    // The same with `ETag: "a"`.
+    expect((await firstNight({ outcome: 'ok', body: OPEN, etag: '"a"' })).state!.responseKey?.toString('hex')).toBe('9be7b2c584d8c2837f8cf4b47626b410');
+  });
+
   it('a body seen before but not last night (a revert) is handed in by hash: the store finds its row', async () => {
     const t = new Timeline();
     await t.night(0, { outcome: 'ok', body: OPEN });
