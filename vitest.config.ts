@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: `unit` is pure (no network, no database); `integration` talks to the real
-// Postgres and Redis of the machine and to HTTP servers on 127.0.0.1; `browser` drives the
-// dashboard in headless Chromium (Debian's package) against a database filled the same way.
+// Three projects: `unit` is pure and quick (no network, no database, no process or thread of its
+// own); `integration` talks to the real Postgres and Redis of the machine and to HTTP servers on
+// 127.0.0.1, and holds the slow tests that start processes or threads even when they need none of
+// these (the parser oracles, the CLI's start-up, heap growth, the thread pool); `browser` drives
+// the dashboard in headless Chromium (Debian's package) against a database filled the same way.
 export default defineConfig({
   test: {
     projects: [

@@ -1,6 +1,6 @@
 /**
- * Questions for the parser-profile oracle tests (test/unit/robots/profiles): robots.txt bodies,
- * each with (url, product token) cases. Bodies: the corpus sample (test/fixtures/corpus) and
+ * Questions for the parser-profile oracle tests (test/integration/robots/profiles): robots.txt
+ * bodies, each with (url, product token) cases. Bodies: the corpus sample (test/fixtures/corpus) and
  * generated edge-case files; tokens: the crawler catalogue (src/crawlers/catalogue.json) and the
  * tokens the body names itself; URLs: derived from the body's own rules. Deterministic (seeded).
  */

@@ -3,7 +3,8 @@
  * block each, its psql variables named on a leading `-- psql -v name=value ...` line), the
  * columns it documents per view (a `###` heading naming the relation, then a `| column | type |
  * meaning |` table), and running a block as a reader would: through the real `psql` binary.
- * The doc's test (test/integration/reporting) and `npm run bench:year` both read it from here.
+ * The doc's test (test/integration/reports/sql-reporting-doc.int.test.ts) and `npm run bench:year`
+ * both read it from here.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

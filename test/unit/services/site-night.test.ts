@@ -5,13 +5,13 @@
  * The nights run through a small in-memory timeline that applies what each night writes, as the
  * night store does, and answers the two loaders.
  */
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_VERSION } from '../../../src/robots/index.js';
 import { PARSER_VERDICTS_KEY } from '../../../src/crawlers/index.js';
 import type { FetchOutcome } from '../../../src/policy/index.js';
 import { computeSiteNight } from '../../../src/services/site-night.js';
-import { evaluationKey, targetsHash } from '../../../src/night/keys.js';
+// The night's input carries its targets' hash; the keys themselves are checked against golden values.
+import { targetsHash } from '../../../src/night/keys.js';
 import type { EvaluationTarget, PreviousNight, VerdictSpan } from '../../../src/night/input.js';
 import type { SiteNight } from '../../../src/night/rows.js';
 import { fetchResult } from '../../helpers/fetch-results.js';
@@ -158,6 +158,11 @@ class Timeline {
   }
 }
 
+/** A site's first night, on its own timeline. */
+const firstNight = (answer: Answer, agents?: (typeof GOOGLEBOT)[]): Promise<SiteNight> => new Timeline().night(0, answer, agents ? { targets: targets(agents) } : {});
+/** The evaluation key a site's first night stores (site_state.eval_key), as hex. */
+const firstNightKey = async (answer: Answer, agents?: (typeof GOOGLEBOT)[]): Promise<string> => (await firstNight(answer, agents)).state!.evalKey.toString('hex');
+
 describe('a first night is the baseline', () => {
   it('first_seen, one open span per URL x agent, a new body and answer, no flip, no alert', async () => {
     const t = new Timeline();
@@ -239,31 +244,50 @@ describe('what decides the verdicts changed: they are evaluated again', () => {
     expect(removed.spans.open).toEqual([]);
   });
 
-  it('the evaluation key changes with each of its parts', () => {
-    const h = targetsHash(targets());
-    const sha = Buffer.alloc(32, 1);
+  it('the evaluation key changes with each of its parts', async () => {
     const keys = [
-      evaluationKey('rules', sha, h),
-      evaluationKey('rules', Buffer.alloc(32, 2), h),
-      evaluationKey('allow_all', null, h),
-      evaluationKey('disallow_all', null, h),
-      evaluationKey('rules', sha, targetsHash(targets([GOOGLEBOT]))),
-    ].map((k) => k.toString('hex'));
+      await firstNightKey({ outcome: 'ok', body: OPEN }),
+      await firstNightKey({ outcome: 'ok', body: CLOSED }),
+      await firstNightKey({ outcome: 'unavailable', status: 404 }),
+      await firstNightKey({ outcome: 'server_error', status: 503 }),
+      await firstNightKey({ outcome: 'ok', body: OPEN }, [GOOGLEBOT]),
+    ];
     expect(new Set(keys).size).toBe(keys.length);
-    expect(evaluationKey('rules', sha, h).equals(evaluationKey('rules', sha, targetsHash(targets())))).toBe(true);
+    expect(await firstNightKey({ outcome: 'ok', body: OPEN })).toBe(keys[0]);
   });
 
-  it('keys stored by earlier versions stay valid: the same bytes are hashed as they were, part by part', () => {
-    // site_state holds these keys: hashing other bytes would re-evaluate every site once after an upgrade.
-    const list = targets();
-    const incremental = createHash('sha256');
-    for (const t of list) incremental.update(`${t.trackedUrlId} ${t.url} ${t.agents.map((a) => `${a.id}=${a.token}`).join(',')}\n`);
-    const h = incremental.digest().subarray(0, 16);
-    expect(targetsHash(list).toString('hex')).toBe(h.toString('hex'));
-    const sha = Buffer.alloc(32, 7);
-    // PARSER_VERDICTS_KEY (which crawlers get a verdict under their own parser) changes the key as ENGINE_VERSION does.
-    const key = createHash('sha256').update(`${ENGINE_VERSION}\n${PARSER_VERDICTS_KEY}\nrules\n${sha.toString('hex')}\n`).update(h).digest().subarray(0, 16);
-    expect(evaluationKey('rules', sha, h).toString('hex')).toBe(key.toString('hex'));
+  it('keys stored by earlier versions stay valid: the same inputs give the same bytes (golden values)', async () => {
+    // site_state holds these keys (eval_key): a key that comes out otherwise for the same inputs
+    // makes every site re-evaluate once after an upgrade. Golden values, computed once from the
+    // inputs named beside each (and checked by a separate implementation of the bytes described
+    // here), never by the code under test. When one fails: if the change is meant (a reason for
+    // every site to re-evaluate, as an ENGINE_VERSION bump is), update the value; if not, the
+    // hashing drifted. Each is the first 16 bytes of a sha256, as hex.
+    //
+    // The targets hash of targets(): sha256 of the text
+    //   "10 https://shop.example/ 1=Googlebot,2=GPTBot\n11 https://shop.example/products/a 1=Googlebot,2=GPTBot\n".
+    expect(targetsHash(targets()).toString('hex')).toBe('9362e92d5ec1a6543eaaafc394178a56');
+    // The same two URLs for Googlebot alone ("10 https://shop.example/ 1=Googlebot\n11 ...").
+    expect(targetsHash(targets([GOOGLEBOT])).toString('hex')).toBe('aac4bd1d2c1f0c609ee71dd56696facb');
+
+    // The evaluation key of a night: sha256 of the text "<ENGINE_VERSION>\n<PARSER_VERDICTS_KEY>\n
+    // <policy>\n<the rules body's sha256 as hex, or - without one>\n" followed by the 16 bytes of
+    // the targets hash. Its two versions first: a change to either re-evaluates every site on
+    // purpose, and changes every key below.
+    expect({ ENGINE_VERSION, PARSER_VERDICTS_KEY }, 'the keys below were computed with these: update them with these').toEqual({
+      ENGINE_VERSION: 2,
+      PARSER_VERDICTS_KEY: 'b0cdf08ed234a484',
+    });
+    // rules, OPEN (sha256 efc4db54...dee3355a), targets()
+    expect(await firstNightKey({ outcome: 'ok', body: OPEN })).toBe('3681efd149d7c07693a98c11079cfefe');
+    // rules, CLOSED (sha256 e4b70f02...11d2b0b2), targets()
+    expect(await firstNightKey({ outcome: 'ok', body: CLOSED })).toBe('28be9c89ec2333753e845e0eb8cecb5a');
+    // rules, OPEN, targets([GOOGLEBOT])
+    expect(await firstNightKey({ outcome: 'ok', body: OPEN }, [GOOGLEBOT])).toBe('d8fcfd141ac97ed035ecba4727c4a3bf');
+    // allow_all (a 404, R-12), no rules body ("-"), targets()
+    expect(await firstNightKey({ outcome: 'unavailable', status: 404 })).toBe('5da51dd8aa38943eaf10ecfa3cbe9bc0');
+    // disallow_all (a 503, R-13), no rules body ("-"), targets()
+    expect(await firstNightKey({ outcome: 'server_error', status: 503 })).toBe('a6d72d061a62696af10f230cc3a87ed6');
   });
 });
 
@@ -318,6 +342,18 @@ describe('answers and bodies are referenced, not repeated', () => {
     expect(night.newBody).toBeNull();
     expect(night.snapshot.body).toEqual({ id: 1 });
     expect(t.responses.size).toBe(2);
+  });
+
+  it('the same headers give the same answer key in every version (golden values)', async () => {
+    // site_state.response_key names the site's last answer row: a key that comes out otherwise for
+    // the same headers stores every site's answer again, once. Golden values, computed once (and
+    // checked by a separate implementation): the first 16 bytes of sha256 of the fields final URL,
+    // hops, remote address, content type, content encoding, cache-control, expires, age,
+    // retry-after, last-modified and etag, joined by U+001F, U+001E for a field absent; as hex.
+    // fetchResult's answer: 203.0.113.7, text/plain, the URL asked, no other header.
+    expect((await firstNight({ outcome: 'ok', body: OPEN })).state!.responseKey?.toString('hex')).toBe('98c34a5e0530b7d960ed5b733512aae4');
+    // The same with `ETag: "a"`.
+    expect((await firstNight({ outcome: 'ok', body: OPEN, etag: '"a"' })).state!.responseKey?.toString('hex')).toBe('9be7b2c584d8c2837f8cf4b47626b410');
   });
 
   it('a body seen before but not last night (a revert) is handed in by hash: the store finds its row', async () => {

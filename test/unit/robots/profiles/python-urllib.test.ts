@@ -1,7 +1,7 @@
 /**
  * Profile `python-urllib`: the behaviours of CPython 3.11's urllib.robotparser that differ from
  * Google's parser, each as a case (read from Lib/urllib/robotparser.py, confirmed by the oracle
- * test beside this file).
+ * test, test/integration/robots/profiles/python-urllib.oracle.int.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { profileVerdict } from '../../../../src/robots/profiles/index.js';

@@ -1,7 +1,7 @@
 /**
  * Profile `scrapy-protego`: behaviours of Protego 0.2.1 under Scrapy 2.8 that differ from
  * Google's parser, each as a case (read from protego.py and scrapy/robotstxt.py, confirmed by
- * the oracle test beside this file).
+ * the oracle test, test/integration/robots/profiles/scrapy-protego.oracle.int.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { profileVerdict } from '../../../../src/robots/profiles/index.js';

@@ -387,6 +387,14 @@ describe('order and dedupe keys', () => {
     const again = alertsOfNight(structuredClone(input)).map((a) => a.dedupeKey);
     expect(again).toEqual(first);
     expect(new Set(first).size).toBe(first.length);
+    // And the same in every version: the keys are job ids and the alerts' unique key, so a night
+    // retried across an upgrade must find them again. Golden values for run 'run-2026-01-02', site
+    // 42: `<kind>-` and the first 32 hex digits of sha256 of the JSON ["run-2026-01-02","42","<kind>"].
+    expect(first).toEqual([
+      'disallow_all_added-0ae14e7f34941d9f4368fa034990f4ac',
+      'search_url_disallowed-ab585b5b5a85abf368f892f7a874d2ac',
+      'rules_changed-38d25f4922939a3ef16e6e12b8056736',
+    ]);
   });
 
   it('keys differ by run, site and kind, and are safe as job ids', () => {

@@ -23,7 +23,7 @@ describe('the task module', () => {
   it('is the .ts source, loaded through tsx-thread.mjs, when no compiled .js sits beside it', () => {
     const found = threadModule(MODULE);
     expect(found.filename.endsWith('/src/offload/tsx-thread.mjs')).toBe(true);
-    expect(found.workerData?.taskModule.endsWith('/test/unit/offload/sample.thread.ts')).toBe(true);
+    expect(found.workerData?.taskModule.endsWith('/test/integration/offload/sample.thread.ts')).toBe(true);
   });
 
   it('a module that is not there is refused at once', () => {

@@ -1,6 +1,6 @@
 import { threadTasks } from '../../../src/offload/thread-tasks.js';
 
-/** Tasks for thread-pool.test.ts: one that answers, one that spins, one that eats its heap, one that throws. */
+/** Tasks for thread-pool.int.test.ts: one that answers, one that spins, one that eats its heap, one that throws. */
 function echo(input: { text: string; bytes: Uint8Array }): { text: string; length: number } {
   return { text: input.text.toUpperCase(), length: input.bytes.length };
 }
