@@ -12,6 +12,8 @@ import { ROOT } from './bench-doc.js';
 /** A built checkout of the CLI: this one (`after`) or an earlier ref's (`before`). */
 export interface Side {
   name: 'before' | 'after';
+  /** The checkout's root: its build is dist/. */
+  root: string;
   bin: string;
   label: string;
 }
@@ -26,7 +28,7 @@ function build(dir: string): void {
 
 /** This checkout, as built (`npm run build`). */
 export function currentSide(): Side {
-  return { name: 'after', bin: path.join(ROOT, 'bin/robots-audit.js'), label: git(ROOT, 'rev-parse', '--short', 'HEAD') };
+  return { name: 'after', root: ROOT, bin: path.join(ROOT, 'bin/robots-audit.js'), label: git(ROOT, 'rev-parse', '--short', 'HEAD') };
 }
 
 /** This checkout, built now. */
@@ -45,7 +47,7 @@ export function beforeSide(ref: string): Side {
   }
   if (!fs.existsSync(path.join(dir, 'node_modules'))) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   build(dir);
-  return { name: 'before', bin: path.join(dir, 'bin/robots-audit.js'), label: commit };
+  return { name: 'before', root: dir, bin: path.join(dir, 'bin/robots-audit.js'), label: commit };
 }
 
 /** User plus system CPU a live process has spent, in milliseconds. */

@@ -2,7 +2,7 @@
  * Parser profiles: the verdict a crawler gets from the robots.txt library it is built on, from
  * the same fetched bytes. `google` is the engine of this project (Google-exact, src/robots);
  * the others reproduce one library each, exactly where the library can be run as an oracle
- * (test/unit/robots/profiles/*.oracle.test.ts) and from its documentation and source where it
+ * (test/integration/robots/profiles/*.oracle.int.test.ts) and from its documentation and source where it
  * cannot (`basis: 'assumed'`). Pure: no I/O. Contracts and figures: docs/crawlers.md.
  */
 import { parseRobotsTxt } from '../parse.js';

@@ -1,7 +1,7 @@
 /**
  * Profile `node-robots-parser`: npm `robots-parser` 3.0.1 (https://github.com/samclarke/robots-parser,
  * Robots.js at v3.0.1), the parser most Node crawlers use. Reproduced from a reading of its source,
- * held to the package itself by test/unit/robots/profiles/node-robots-parser.oracle.test.ts.
+ * held to the package itself by test/integration/robots/profiles/node-robots-parser.oracle.int.test.ts.
  *
  * Contract: the fetched bytes decoded as fetch's `Response.text()` does (UTF-8, invalid bytes
  * replaced, a leading BOM dropped); the robots.txt URL is `/robots.txt` at the checked URL's

@@ -3,7 +3,7 @@
  * https://github.com/scrapy/protego/blob/0.2.1/src/protego.py) called as Scrapy 2.8's
  * ProtegoRobotParser calls it (https://github.com/scrapy/scrapy/blob/2.8.0/scrapy/robotstxt.py).
  * Reproduced from a reading of both (no code copied), held to the real library by
- * test/unit/robots/profiles/scrapy-protego.oracle.test.ts.
+ * test/integration/robots/profiles/scrapy-protego.oracle.int.test.ts.
  *
  * Contract: the fetched bytes decoded as strict UTF-8 (a BOM stays a character); a body that is
  * not valid UTF-8 is read as empty (Scrapy's decode_robotstxt), so everything is allowed;
