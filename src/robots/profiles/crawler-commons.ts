@@ -109,10 +109,17 @@ export function normalisePath(path: string, escapeWildcards: boolean): string {
   return out;
 }
 
-/** Java's String.trim(): every char up to U+0020 at either end. */
+/**
+ * Java's String.trim(): every char up to U+0020 at either end. A scan, not a regular expression:
+ * it runs on every line of a file a crawler of this profile reads, and the expression was 8% of
+ * a first night's CPU (npm run bench:night).
+ */
 function javaTrim(s: string): string {
-  // eslint-disable-next-line no-control-regex -- Java's trim() removes every char up to U+0020
-  return s.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '');
+  let start = 0;
+  let end = s.length;
+  while (start < end && s.charCodeAt(start) <= 0x20) start += 1;
+  while (end > start && s.charCodeAt(end - 1) <= 0x20) end -= 1;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 function decode(body: Uint8Array): string {
