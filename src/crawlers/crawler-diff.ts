@@ -15,8 +15,8 @@ import type { RobotsTxt } from '../robots/parse.js';
 import type { Rule } from '../robots/types.js';
 import { GLOBAL_AGENT } from '../robots/user-agent.js';
 
-/** The group a crawler follows in one version. */
-export interface FollowedGroup {
+/** The group a crawler follows in one version of the file, as the diff shows it (its user-agent lines; `FollowedGroup` is the rule that chose it). */
+export interface DiffedGroup {
   /** `named`: a group of its own (or of a product token it also answers to, R-42); `global`: `*`; `none`: no group applies (R-43). */
   kind: 'named' | 'global' | 'none';
   /** The token of the group (`googlebot`, `*`), null for `none`. */
@@ -28,8 +28,8 @@ export interface FollowedGroup {
 export interface CrawlerRuleChange {
   /** The crawler's name as given. */
   crawler: string;
-  before: FollowedGroup;
-  after: FollowedGroup;
+  before: DiffedGroup;
+  after: DiffedGroup;
   /**
    * Rules of the group it follows after and not before, by line: the first
    * MAX_CRAWLER_RULES_LISTED (`gainedTotal` counts them all). Crawlers with the same two groups
@@ -53,12 +53,12 @@ export const MAX_CRAWLERS_COMPARED = 500;
 /** Rules listed per gained or lost list; the rest are counted (a `*` group may hold 27,000). */
 export const MAX_CRAWLER_RULES_LISTED = 200;
 
-const NO_GROUP: FollowedGroup = { kind: 'none', token: null, userAgents: [] };
+const NO_GROUP: DiffedGroup = { kind: 'none', token: null, userAgents: [] };
 
 interface Followed {
   /** The groups (R-34) the crawler's rules come from, as a key; '' for none. */
   key: string;
-  group: FollowedGroup;
+  group: DiffedGroup;
   rules: Map<string, Rule>;
 }
 

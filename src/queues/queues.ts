@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import type { DefaultJobOptions, QueueOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { letSetUpsFinish } from './connection.js';
-import { QUEUES } from './contracts.js';
+import { JOBS, QUEUES, jobIds } from './contracts.js';
 
 /** Completed jobs kept for 2 days, failed ones for 14 (inspectable with any BullMQ UI). */
 export const RETENTION = {
@@ -96,4 +96,10 @@ export function createQueues(connection: Redis, prefix: string, settings: QueueS
       await Promise.all(all.map((q) => q.close()));
     },
   };
+}
+
+/** Queues the delivery jobs of pending deliveries (deterministic ids: a delivery queued twice is one job). */
+export async function enqueueDeliveries(alerts: Queue, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
 }

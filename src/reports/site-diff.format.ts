@@ -4,7 +4,7 @@
  * lines green and removed ones red when colour is on. Pure.
  */
 import { terminalText } from './terminal-text.js';
-import type { CrawlerRuleChange, FollowedGroup } from '../crawlers/crawler-diff.js';
+import type { CrawlerRuleChange, DiffedGroup } from '../crawlers/crawler-diff.js';
 import { describeRobotsDiff, ruleLine } from '../robots/diff.js';
 import type { SiteDiffReport } from './site-diff.js';
 import type { SiteVersion } from './site-versions.js';
@@ -70,7 +70,7 @@ function versionLine(v: SiteVersion): string {
   return `version ${v.number}: ${nights} (first run ${v.firstRunKey}); ${plural(v.bytes, 'byte')}, sha256 ${v.sha256.slice(0, 12)}`;
 }
 
-function groupText(g: FollowedGroup): string {
+function groupText(g: DiffedGroup): string {
   if (g.kind === 'none') return 'no group';
   if (g.kind === 'global') return 'the * group';
   return `the group User-agent: ${g.userAgents.join(', ')}`;

@@ -11,7 +11,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { analysePortabilityPayload, deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
 import { createRedis, letSetUpsFinish, onQueueError, reportOutages } from '../queues/connection.js';
-import { ALERT_DELIVERY_ATTEMPTS, BATCH_MAX_STALLS, SITE_MAX_STALLS } from '../queues/queues.js';
+import { ALERT_DELIVERY_ATTEMPTS, BATCH_MAX_STALLS, SITE_MAX_STALLS, enqueueDeliveries } from '../queues/queues.js';
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
 import { FetchRetryError } from './night-runner.js';
 import { parsePayload } from './job-payload.js';
@@ -44,12 +44,6 @@ export function siteBackoff(baseMs: number) {
 /** A failure that ends the job: its attempts are used up, or it said not to retry (UnrecoverableError). */
 export function isFinalFailure(job: Pick<Job, 'attemptsMade' | 'opts'>, err: Error): boolean {
   return job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError';
-}
-
-/** Queues delivery jobs for pending deliveries (deterministic ids: no duplicates). */
-export async function enqueueDeliveries(rt: Pick<Runtime, 'queues'>, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await rt.queues.alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
 }
 
 /** Pending deliveries that one reconcileDeliveries call looks at, at most (oldest first). */
@@ -86,7 +80,7 @@ export async function reconcileDeliveries(rt: Runtime): Promise<DeliveriesReconc
     } else if (state === 'missing' || state === 'completed' || state === 'unknown') {
       // A completed job with a pending row cannot normally be (the row is updated first); its id is freed so that it can run again.
       if (job && state === 'completed') await job.remove();
-      await enqueueDeliveries(rt, [delivery.id]);
+      await enqueueDeliveries(rt.queues.alerts, [delivery.id]);
       done.requeued += 1;
     }
   }
@@ -104,7 +98,7 @@ export async function finishRunIfComplete(rt: Runtime, runId: number): Promise<v
   if (finished) rt.log.info({ runId, counts: finished.counts }, 'run completed');
   const run = finished ?? (await rt.repos.runs.getRunProgress(runId));
   if (run?.status !== 'completed') return;
-  await enqueueDeliveries(rt, await pendingDeliveriesOfRun(rt.db.db, runId));
+  await enqueueDeliveries(rt.queues.alerts, await pendingDeliveriesOfRun(rt.db.db, runId));
   // The run's new bodies are analysed now, off the nights' path (issue 26).
   await queueAnalysis(rt.db.pool, rt.queues.analysis);
 }

@@ -25,7 +25,7 @@ import { createHostLock } from '../queues/host-lock.js';
 import type { HostLock } from '../queues/host-lock.js';
 import { createFetchRate } from '../queues/fetch-rate.js';
 import type { FetchRate } from '../queues/fetch-rate.js';
-import { createQueues } from '../queues/queues.js';
+import { createQueues, enqueueDeliveries } from '../queues/queues.js';
 import type { Queues } from '../queues/queues.js';
 import { JOBS, jobIds } from '../queues/contracts.js';
 import type { Redis } from 'ioredis';
@@ -252,22 +252,17 @@ function createNights(parts: NightsParts): Runtime['nights'] {
 
 /** The writer the nights share: once a transaction commits, its deliveries are queued and the runs it completes ended. */
 function nightWriterOf({ config, log, db, queues, lifecycle, recorder }: NightsParts): NightWriter {
-  async function enqueueDeliveries(ids: number[]): Promise<void> {
-    if (ids.length === 0) return;
-    await queues.alerts.addBulk(ids.map((deliveryId) => ({ name: JOBS.deliverAlert, data: { deliveryId }, opts: { jobId: jobIds.deliverAlert({ deliveryId }) } })));
-  }
-
   return createNightWriter({
     pool: db.pool,
     maxBatch: config.ROBOTS_AUDIT_WRITE_BATCH,
     maxDelayMs: config.ROBOTS_AUDIT_WRITE_DELAY_MS,
     recorder,
     async onCommitted(result) {
-      await enqueueDeliveries(result.deliveryIds);
+      await enqueueDeliveries(queues.alerts, result.deliveryIds);
       for (const runId of result.runsToFinish) {
         const finished = await lifecycle.finishIfComplete(runId);
         if (finished) log.info({ runId, counts: finished.counts }, 'run completed');
-        await enqueueDeliveries(await pendingDeliveriesOfRun(db.db, runId));
+        await enqueueDeliveries(queues.alerts, await pendingDeliveriesOfRun(db.db, runId));
         // The run's new bodies are analysed now, off the nights' path (issue 26).
         if (finished) await queueAnalysis(db.pool, queues.analysis);
       }

@@ -89,7 +89,7 @@ function crawlerVerdict(robots: RobotsTxt): DecideVerdict {
 }
 
 /** Why, in words: the deciding line and the group it stands in, or that nothing matched. */
-export function reasonText(robots: RobotsTxt, e: Explanation): string {
+function reasonText(robots: RobotsTxt, e: Explanation): string {
   if (e.rule) {
     const kind = e.rule.kind === 'allow' ? 'Allow' : 'Disallow';
     // C8: an Allow of .../index.html also allows the directory itself.
