@@ -9,6 +9,7 @@ import type { RobotsDiff } from '../robots/diff.js';
 import type { AlertDraft } from './alerts.js';
 import type { BodyIndex } from './body-index.js';
 import type { SnapshotSummary } from './body-summary.js';
+import type { VerdictSpan } from './input.js';
 import type { SiteState } from './state.js';
 import type { ChangeKind, FlipCause } from './vocabulary.js';
 
@@ -106,20 +107,6 @@ export interface ChangeRow {
   ruleDiff: RobotsDiff | null;
 }
 
-/** A span row to insert. */
-export interface SpanRow {
-  trackedUrlId: number;
-  userAgentId: number;
-  validFrom: Date;
-  validTo: Date | null;
-  fromRunId: number;
-  toRunId: number | null;
-  allowed: boolean;
-  ruleLine: number | null;
-  parserProfile: string | null;
-  parserAllowed: boolean | null;
-}
-
 /** A span in force that ends at this night. */
 export interface SpanClose {
   trackedUrlId: number;
@@ -154,7 +141,8 @@ export interface SiteNight {
   /** An answer not seen on the previous night (stored unless another site stored it first). */
   newResponse: ResponseRow | null;
   change: ChangeRow | null;
-  spans: { close: SpanClose[]; open: SpanRow[] };
+  /** Spans in force that end tonight, and the spans tonight's verdicts open (the same record as read: VerdictSpan). */
+  spans: { close: SpanClose[]; open: VerdictSpan[] };
   flips: FlipRow[];
   alerts: AlertDraft[];
   /** The site's new state; null for a replayed night (the state stays the later night's). */

@@ -4,71 +4,61 @@
  * (`verdict_flips`, one row a changed verdict a night).
  */
 import type pg from 'pg';
-import type { FlipRow, SiteNight, SpanClose, SpanRow } from '../../night/rows.js';
+import type { FlipRow, SiteNight, SpanClose } from '../../night/rows.js';
 import type { VerdictSpan } from '../../night/input.js';
 import { pgJson } from '../pg-text.js';
-import { unnestFrom, unnestInsert, unnestValues } from '../pg-unnest.js';
-import type { ColumnMap } from '../pg-unnest.js';
+import type { PgArrayElement } from '../pg-array.js';
+import { columnList, unnestFrom, unnestInsert, unnestValues } from '../pg-unnest.js';
+import type { ColumnMap, UnnestColumn } from '../pg-unnest.js';
 import type { Queryable } from './queryable.js';
 
-interface SpanDbRow {
-  tracked_url_id: number;
-  user_agent_id: number;
-  valid_from: Date;
-  from_run_id: number;
-  valid_to: Date | null;
-  to_run_id: number | null;
-  allowed: boolean;
-  rule_line: number | null;
-  parser_profile: string | null;
-  parser_allowed: boolean | null;
+/** A column of `verdicts` and the span's field it holds: one map for the reader and the writer. */
+interface SpanColumn extends UnnestColumn<VerdictSpan> {
+  field: keyof VerdictSpan;
 }
 
-const SPAN_SELECT = 'select tracked_url_id, user_agent_id, valid_from, from_run_id, valid_to, to_run_id, allowed, rule_line, parser_profile, parser_allowed from verdicts';
+const span = (field: keyof VerdictSpan, name: string, type: string): SpanColumn => ({ field, name, type, value: (s) => s[field] as PgArrayElement });
+
+const SPAN_COLUMNS: readonly SpanColumn[] = [
+  span('validFrom', 'valid_from', 'timestamptz'),
+  span('validTo', 'valid_to', 'timestamptz'),
+  span('trackedUrlId', 'tracked_url_id', 'int'),
+  span('userAgentId', 'user_agent_id', 'int'),
+  span('fromRunId', 'from_run_id', 'int'),
+  span('toRunId', 'to_run_id', 'int'),
+  span('ruleLine', 'rule_line', 'int'),
+  span('allowed', 'allowed', 'bool'),
+  span('parserProfile', 'parser_profile', 'text'),
+  span('parserAllowed', 'parser_allowed', 'bool'),
+];
+
+const SPAN_SELECT = `select ${columnList(SPAN_COLUMNS)} from verdicts`;
+
+function spanOf(row: Readonly<Record<string, unknown>>): VerdictSpan {
+  const out: Partial<Record<keyof VerdictSpan, unknown>> = {};
+  for (const c of SPAN_COLUMNS) out[c.field] = row[c.name];
+  return out as VerdictSpan;
+}
 
 /** The spans of these URLs open now, or (replayed) covering the night `at`. */
 export async function loadSpansInForce(db: Queryable, trackedUrlIds: number[], at: { runId: number; runAt: Date }, replayed: boolean): Promise<VerdictSpan[]> {
   if (trackedUrlIds.length === 0) return [];
   const { rows } = replayed
-    ? await db.query<SpanDbRow>(
+    ? await db.query<Record<string, unknown>>(
         `${SPAN_SELECT}
          where tracked_url_id = any($1::int[]) and (valid_from, from_run_id) <= ($2, $3)
            and (to_run_id is null or (valid_to, to_run_id) > ($2, $3))`,
         [trackedUrlIds, at.runAt, at.runId],
       )
-    : await db.query<SpanDbRow>({
+    : await db.query<Record<string, unknown>>({
         name: 'night-open-spans',
         text: `${SPAN_SELECT} where tracked_url_id = any($1::int[]) and to_run_id is null`,
         values: [trackedUrlIds],
       });
-  return rows.map((r) => ({
-    trackedUrlId: r.tracked_url_id,
-    userAgentId: r.user_agent_id,
-    validFrom: r.valid_from,
-    fromRunId: r.from_run_id,
-    validTo: r.valid_to,
-    toRunId: r.to_run_id,
-    allowed: r.allowed,
-    ruleLine: r.rule_line,
-    parserProfile: r.parser_profile,
-    parserAllowed: r.parser_allowed,
-  }));
+  return rows.map(spanOf);
 }
 
-const OPEN_COLUMNS: ColumnMap<SpanRow> = [
-  { name: 'valid_from', type: 'timestamptz', value: (o) => o.validFrom },
-  { name: 'valid_to', type: 'timestamptz', value: (o) => o.validTo },
-  { name: 'tracked_url_id', type: 'int', value: (o) => o.trackedUrlId },
-  { name: 'user_agent_id', type: 'int', value: (o) => o.userAgentId },
-  { name: 'from_run_id', type: 'int', value: (o) => o.fromRunId },
-  { name: 'to_run_id', type: 'int', value: (o) => o.toRunId },
-  { name: 'rule_line', type: 'int', value: (o) => o.ruleLine },
-  { name: 'allowed', type: 'bool', value: (o) => o.allowed },
-  { name: 'parser_profile', type: 'text', value: (o) => o.parserProfile },
-  { name: 'parser_allowed', type: 'bool', value: (o) => o.parserAllowed },
-];
-
-const INSERT_SPANS = unnestInsert('verdicts', OPEN_COLUMNS, 'on conflict do nothing');
+const INSERT_SPANS = unnestInsert('verdicts', SPAN_COLUMNS, 'on conflict do nothing');
 
 const CLOSE_COLUMNS: ColumnMap<SpanClose> = [
   { name: 'tracked_url_id', type: 'int', value: (c) => c.trackedUrlId },
@@ -88,7 +78,7 @@ export async function storeSpans(db: pg.PoolClient, fresh: readonly SiteNight[])
   const closes = fresh.flatMap((n) => n.spans.close);
   if (closes.length > 0) await db.query({ name: 'night-close-spans', text: CLOSE_SPANS, values: unnestValues(CLOSE_COLUMNS, closes) });
   const opens = fresh.flatMap((n) => n.spans.open);
-  if (opens.length > 0) await db.query({ name: 'night-open-spans-insert', text: INSERT_SPANS, values: unnestValues(OPEN_COLUMNS, opens) });
+  if (opens.length > 0) await db.query({ name: 'night-open-spans-insert', text: INSERT_SPANS, values: unnestValues(SPAN_COLUMNS, opens) });
 }
 
 const FLIP_COLUMNS: ColumnMap<FlipRow> = [
