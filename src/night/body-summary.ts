@@ -5,6 +5,7 @@
 import { lintAndParse } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
+import type { Diagnostic } from '../robots/types.js';
 
 export interface SnapshotSummary {
   groups: number;
@@ -20,9 +21,11 @@ export const EMPTY_SUMMARY: SnapshotSummary = { groups: 0, rules: 0, sitemaps: 0
 /** smallint columns: counts past this are stored as this (a 500 KiB file has at most ~50k lines). */
 const SMALLINT_MAX = 32_767;
 
-/** A body's summary, with the parse and the star-rule gaps its one scan built (a night goes on with them). */
+/** A body's summary, with the findings, the parse and the star-rule gaps its one scan built (a night goes on with them). */
 export interface SummarizedBody {
   summary: SnapshotSummary;
+  /** Lint's findings, in line order (`fetch` shows the first ones). */
+  diagnostics: Diagnostic[];
   parsed: RobotsTxt;
   starRuleGaps: StarRuleGaps;
 }
@@ -47,9 +50,5 @@ export function summarizeAndParse(body: Uint8Array): SummarizedBody {
     lintWarnings: cap(lintWarnings),
     lintInfos: cap(lintInfos),
   };
-  return { summary, parsed, starRuleGaps };
-}
-
-export function summarizeBody(body: Uint8Array): SnapshotSummary {
-  return summarizeAndParse(body).summary;
+  return { summary, diagnostics, parsed, starRuleGaps };
 }

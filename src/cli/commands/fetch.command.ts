@@ -24,12 +24,11 @@ import type { FetchOptions, FetchResult } from '../../http/index.js';
 import { fetchOptionsFromConfig, fetchRobotsTxt } from '../../http/index.js';
 import type { PolicyKind, PolicyReason } from '../../policy/index.js';
 import { effectivePolicy } from '../../policy/index.js';
-import { lintRobotsTxt } from '../../robots/index.js';
 import type { Diagnostic } from '../../robots/index.js';
 import { InvalidUrlError, normalizeOrigin } from '../../robots/origin.js';
 import { failedNightResult, storeSingleNight } from '../../services/night-runner.js';
 import type { SnapshotSummary } from '../../night/body-summary.js';
-import { summarizeBody } from '../../night/body-summary.js';
+import { summarizeAndParse } from '../../night/body-summary.js';
 import { formatDiagnostic } from './lint.command.js';
 import { POLICY_REASON_TEXT } from '../../reports/site-text.js';
 
@@ -93,7 +92,9 @@ a 5xx is an observation), 2 for a URL that cannot be parsed, a bad option or a d
 
 function bodyReport(result: FetchResult): Pick<FetchReport, 'summary' | 'diagnostics'> {
   if (!result.body) return { summary: null, diagnostics: [] };
-  return { summary: summarizeBody(result.body), diagnostics: lintRobotsTxt(result.body).slice(0, LINT_PREVIEW_COUNT) };
+  // One scan gives the summary and the findings.
+  const { summary, diagnostics } = summarizeAndParse(result.body);
+  return { summary, diagnostics: diagnostics.slice(0, LINT_PREVIEW_COUNT) };
 }
 
 async function fetchOnly(origin: string, fetchOptions: FetchOptions): Promise<FetchReport> {

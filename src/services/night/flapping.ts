@@ -41,14 +41,18 @@ export async function nightFlapping(input: SiteNightInput, answer: NightAnswer, 
         input.flappingOptions ?? DEFAULT_FLAPPING_OPTIONS,
       );
   let confirmBody: NewBody | null = null;
+  let confirmParsed: RobotsTxt | null = null;
   if (answer.other && answer.otherSha) {
     const s = summarizeAndParse(answer.other);
+    confirmParsed = s.parsed;
     confirmBody = { sha256: answer.otherSha, content: answer.other, summary: s.summary, index: indexBody(s.parsed, input.catalogueTokens) };
   }
   if (!flap?.flapping) return { flap, confirmBody, change: undefined };
-  const inHand = new Map<string, RobotsTxt | Buffer>();
+  // The versions in hand, parsed once: tonight's (only now: a quiet night never parses a body it
+  // had already), and the disagreeing confirmation's, from the scan that summarised it.
+  const inHand = new Map<string, RobotsTxt>();
   if (answer.body && answer.sha256) inHand.set(answer.sha256.toString('hex'), answer.parsed());
-  if (answer.other && answer.otherSha) inHand.set(answer.otherSha.toString('hex'), answer.other);
+  if (confirmParsed && answer.otherSha) inHand.set(answer.otherSha.toString('hex'), confirmParsed);
   return { flap, confirmBody, change: await flappingChange(flap, input, reads, inHand) };
 }
 
@@ -57,7 +61,7 @@ export async function nightFlapping(input: SiteNightInput, answer: NightAnswer, 
  * between them. Bodies in hand are used as they are; the others are read by hash, only on the
  * night flapping starts.
  */
-async function flappingChange(flap: FlappingResult, input: SiteNightInput, reads: NightReads, inHand: Map<string, RobotsTxt | Buffer>): Promise<FlappingChange> {
+async function flappingChange(flap: FlappingResult, input: SiteNightInput, reads: NightReads, inHand: Map<string, RobotsTxt>): Promise<FlappingChange> {
   const firstSeen = new Map<string, string>();
   for (const v of flap.state.versions) if (!firstSeen.has(v.sha256)) firstSeen.set(v.sha256, v.runAt);
   const versions = flap.rotation.map((sha256) => ({ sha256, firstSeen: firstSeen.get(sha256) ?? '' }));
@@ -67,9 +71,12 @@ async function flappingChange(flap: FlappingResult, input: SiteNightInput, reads
     const evaluators = [];
     const parsedVersions: RobotsTxt[] = [];
     for (const v of versions) {
-      const rules = inHand.get(v.sha256) ?? (await reads.load.bodyBySha(Buffer.from(v.sha256, 'hex')));
-      if (!rules) continue;
-      const parsedVersion = rules instanceof Uint8Array ? parseRobotsTxt(rules) : rules;
+      let parsedVersion = inHand.get(v.sha256);
+      if (parsedVersion === undefined) {
+        const bytes = await reads.load.bodyBySha(Buffer.from(v.sha256, 'hex'));
+        if (!bytes) continue;
+        parsedVersion = parseRobotsTxt(bytes);
+      }
       parsedVersions.push(parsedVersion);
       evaluators.push({ sha256: v.sha256, check: policyEvaluator('rules', parsedVersion) });
     }
