@@ -15,13 +15,12 @@ import { crawlersToCompare, diffCrawlerRules } from '../crawlers/crawler-diff.js
 import type { CrawlerRuleChange } from '../crawlers/crawler-diff.js';
 import { diffRobotsTxt, isMatchEverythingPattern, unifiedTextDiff } from '../robots/diff.js';
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
-import { lintRobotsTxt } from '../robots/lint.js';
+import { lintAndParse, lintRobotsTxt } from '../robots/lint.js';
 import { parseRobotsTxt } from '../robots/parse.js';
 import type { RobotsTxt } from '../robots/parse.js';
 import type { SelectedGroup } from '../robots/selected-group.js';
 import { followedGroup } from '../crawlers/followed-group.js';
 import { openedStarRuleGaps, starRuleGaps } from '../robots/star-rule-gaps.js';
-import type { StarRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { Diagnostic } from '../robots/types.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
@@ -332,15 +331,15 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
   const { current, draft, maxBodyBytes } = input;
   // R-18, D-6: the deployed draft is fetched as any robots.txt: its first maxBodyBytes only.
   const read = draft.length > maxBodyBytes ? draft.subarray(0, maxBodyBytes) : draft;
-  const after = parseRobotsTxt(read);
+  // Lint reads the whole draft, to report what lies past the cut; when nothing is cut, its one
+  // scan is also the draft's parse and gives its star-rule gaps (lintAndParse), as on a night.
+  const linted = read === draft ? lintAndParse(draft, { maxBytes: maxBodyBytes }) : null;
+  const after = linted?.parsed ?? parseRobotsTxt(read);
   const lastGood = current.lastGoodBody ? parseRobotsTxt(current.lastGoodBody) : null;
   const rulesNow = rulesInForce(current, lastGood);
 
   const diff = diffRobotsTxt(lastGood, after, { before: current.lastGoodBody, after: read });
-  // The draft's star-rule gaps, for the diff and for lint: computed once, when first needed.
-  let gaps: StarRuleGaps | null = null;
-  const afterGaps = () => (gaps ??= starRuleGaps(after));
-  const starGapsOpened = diff.kinds.includes('rules') ? openedStarRuleGaps(lastGood, after, afterGaps()) : [];
+  const starGapsOpened = diff.kinds.includes('rules') ? openedStarRuleGaps(lastGood, after, linted?.starRuleGaps ?? starRuleGaps(after)) : [];
 
   const pairs = evaluatedPairs(input.targets, input.rootCrawlers);
   const changed = changedVerdicts(current, rulesNow, after, pairs);
@@ -364,8 +363,7 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     crawlers: diffCrawlerRules(lastGood, after, compared.crawlers),
     crawlersNotCompared: compared.notCompared,
     starGapsOpened,
-    // Lint reads the whole draft, to report what lies past the cut; the gaps are those of the cut when it is whole.
-    lint: lintRobotsTxt(draft, { maxBytes: maxBodyBytes, ...(read === draft ? { starRuleGaps: afterGaps() } : {}) }),
+    lint: linted?.diagnostics ?? lintRobotsTxt(draft, { maxBytes: maxBodyBytes }),
     failOn: input.failOn,
     failing: alerts.some((a) => a.failing),
   };
