@@ -3,25 +3,14 @@
  * as Scrapy 2.8's ProtegoRobotParser calls it, by test/fixtures/parser-oracle/oracle.py. 100%
  * agreement required (issue 19, "Done when"); the counts are in docs/crawlers.md.
  */
-import { describe, expect, it } from 'vitest';
-import { parseForProfile } from '../../../../src/robots/profiles/index.js';
+import { describe, it } from 'vitest';
 import { corpusCaseFiles, generatedCaseFiles, urlVariantFiles } from '../../../helpers/profile-cases.js';
-import { disagreements, profileAnswers, runPythonOracle, tally } from '../../../helpers/parser-oracle.js';
-
-const parse = (body: Uint8Array) => parseForProfile('scrapy-protego', body);
+import { expectPythonOracleAgrees } from '../../../helpers/parser-oracle.js';
 
 describe('scrapy-protego agrees with Protego 0.2.1 as Scrapy 2.8 calls it', () => {
   it.each([
     ['the corpus sample (3,000 real files)', () => corpusCaseFiles(12)],
     ['generated edge-case files', () => generatedCaseFiles(2_000, 12)],
     ['URL variants (ports, case, relative, fragments, escapes, empty and doubled paths)', () => urlVariantFiles(corpusCaseFiles(4, 7))],
-  ])('on %s', (_name, make) => {
-    const files = make();
-    const library = runPythonOracle('scrapy-protego', files);
-    const ours = profileAnswers(files, parse);
-    const counts = tally(library);
-    console.info(`scrapy-protego oracle: ${JSON.stringify(counts)}`);
-    expect(disagreements(files, library, ours).slice(0, 10)).toEqual([]);
-    expect(counts.cases).toBeGreaterThanOrEqual(14_000);
-  });
+  ])('on %s', (_name, make) => expectPythonOracleAgrees('scrapy-protego', make()));
 });
