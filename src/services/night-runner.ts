@@ -116,15 +116,7 @@ async function lockHost(deps: Pick<NightRunnerDeps, 'hostLock' | 'hostLockTtlMs'
   for (;;) {
     if (signal?.aborted) return false;
     if (await deps.hostLock.acquire(host, holder, deps.hostLockTtlMs)) return true;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, deps.hostBusyDelayMs);
-      function done() {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    await delay(deps.hostBusyDelayMs, signal);
   }
 }
 
