@@ -17,3 +17,4 @@ export { CRAWLER_PRODUCT_TOKENS, followedAgent, followedGroup, explainAsCrawler,
 export type { FollowedGroup, FollowedGroupRule, CrawlerExplanation } from './followed-group.js';
 export { ParserVerdictReader, PARSER_VERDICTS_KEY, otherParserOf, parserVerdictText } from './parser-verdicts.js';
 export type { OtherParser, ParserVerdict } from './parser-verdicts.js';
+export { usageOfExplained, usageAsCrawler } from './usage-verdicts.js';

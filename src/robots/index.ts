@@ -17,3 +17,4 @@ export { explainCheck } from './explain.js';
 export { starRuleGaps } from './star-rule-gaps.js';
 export type { StarRuleGap } from './star-rule-gaps.js';
 export { ENGINE_VERSION } from './engine-version.js';
+export * from './usage/index.js';

@@ -14,6 +14,7 @@ import { LineCursor, isKnownUnsupportedName } from './scan.js';
 import type { CallerAgent, SelectedGroup } from './selected-group.js';
 import type { Explanation, Group, OtherRecord, Rule, RuleKind, SitemapRecord, UserAgentLine, Verdict } from './types.js';
 import { GLOBAL_AGENT, agentToken, agentTokenOfBytes, callerAgentKey } from './user-agent.js';
+import { USAGE_KEYS } from './usage/vocabulary.js';
 
 /** Distinct caller user-agents whose group choice is cached per parsed file. */
 export const MAX_CACHED_AGENTS = 1024;
@@ -153,6 +154,12 @@ export class RobotsTxt {
   readonly byteLength: number;
   /** Bytes of a (possibly partial) UTF-8 BOM skipped at the start (T45). */
   readonly bomBytes: number;
+  /**
+   * Whether some record may be a Content-Signal or Content-Usage line (src/robots/usage): known
+   * from the parse itself (a line starting with either key), so that a file without one is never
+   * read again for its records.
+   */
+  readonly hasUsageLines: boolean;
 
   /** The other records; null until first read, while `recordSource` holds the body they stand in. */
   private recordList: readonly OtherRecord[] | null;
@@ -165,7 +172,7 @@ export class RobotsTxt {
   private tupleCache: Map<string, SelectedGroup | null> | null = null;
 
   /** `records`: the records, or the body to read them from when first asked for (see `records`). */
-  constructor(parts: { groups: Group[]; sitemaps: SitemapRecord[]; records: OtherRecord[] | Uint8Array; rulesOutsideGroups: Rule[]; summary: FileSummary }) {
+  constructor(parts: { groups: Group[]; sitemaps: SitemapRecord[]; records: OtherRecord[] | Uint8Array; rulesOutsideGroups: Rule[]; summary: FileSummary; hasUsageLines: boolean }) {
     this.groups = parts.groups;
     this.sitemaps = parts.sitemaps;
     const records = parts.records;
@@ -175,6 +182,7 @@ export class RobotsTxt {
     this.lineCount = parts.summary.lineCount;
     this.byteLength = parts.summary.byteLength;
     this.bomBytes = parts.summary.bomBytes;
+    this.hasUsageLines = parts.hasUsageLines;
     this.ruleSets = new RuleSets(this.groups);
   }
 
@@ -301,6 +309,7 @@ export class RobotsTxtBuilder implements ScanHandler {
   private recordSource: Uint8Array | null = null;
   private readonly outside: Rule[] = [];
   private current: Group | null = null;
+  private usageLines = false;
 
   onLine(line: ScannedLine): void {
     if (line.type !== 'directive') return;
@@ -346,6 +355,8 @@ export class RobotsTxtBuilder implements ScanHandler {
   /** `key`: the key as written, ASCII lower-cased (C12). */
   addRecord(key: string, value: string, line: number, knownUnsupported: boolean): void {
     // T4, T12, R5, R6: other keys are kept for reports; they never affect verdicts.
+    // As the fast path sees it (LineCursor#skippedUsageKey): a key that starts with a usage key.
+    if (key.startsWith('content-signal') || key.startsWith('content-usage')) this.usageLines = true;
     this.records.push({
       key,
       value,
@@ -356,8 +367,9 @@ export class RobotsTxtBuilder implements ScanHandler {
   }
 
   /** Leaves the records of `body` to be read when first asked for (RobotsTxt#records), instead of addRecord. */
-  deferRecords(body: Uint8Array): void {
+  deferRecords(body: Uint8Array, hasUsageLines: boolean): void {
     this.recordSource = body;
+    this.usageLines = hasUsageLines;
   }
 
   build(summary: FileSummary): RobotsTxt {
@@ -367,6 +379,7 @@ export class RobotsTxtBuilder implements ScanHandler {
       records: this.recordSource ?? this.records,
       rulesOutsideGroups: this.outside,
       summary: { lineCount: summary.lineCount, byteLength: summary.byteLength, bomBytes: summary.bomBytes },
+      hasUsageLines: this.usageLines,
     });
   }
 }
@@ -391,12 +404,16 @@ export function parseRobotsTxt(body: string | Uint8Array): RobotsTxt {
   // that may hold one of the four directives are read, and whether there may be records at all.
   cursor.skipUnspelled = true;
   let hasRecords = false;
+  let hasUsageLines = false;
   while (cursor.advance()) {
     if (cursor.type !== 'directive') continue;
     if (cursor.spelling !== null) addDirective(builder, cursor, cursor.spelling);
-    else hasRecords = true;
+    else {
+      hasRecords = true;
+      hasUsageLines ||= isUsageKey(cursor.text, cursor.keyStart, cursor.keyEnd);
+    }
   }
-  if (hasRecords || cursor.skippedText) builder.deferRecords(cursor.bytes);
+  if (hasRecords || cursor.skippedText) builder.deferRecords(cursor.bytes, hasUsageLines || cursor.skippedUsageKey);
   return builder.build({ lineCount: cursor.line, byteLength: cursor.bytes.length, bomBytes: cursor.bomBytes });
 }
 
@@ -429,6 +446,13 @@ function readRecords(body: Uint8Array): OtherRecord[] {
     }
   }
   return records;
+}
+
+/** Whether the key at `text[start, end)` (Latin-1) names a usage-preference line, in any case. */
+function isUsageKey(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length !== 13 && length !== 14) return false;
+  return USAGE_KEYS.has(asciiLower(text.slice(start, end)));
 }
 
 function addDirective(builder: RobotsTxtBuilder, cursor: LineCursor, spelling: KeySpelling): void {

@@ -230,6 +230,11 @@ export class LineCursor {
   skipUnspelled = false;
   /** Some skipped line had text (not only whitespace or a comment): it may be an other record. */
   skippedText = false;
+  /**
+   * Set in `skipUnspelled` mode when a line passed over starts with `content-signal` or
+   * `content-usage` (any case): the file may hold usage-preference lines (src/robots/usage).
+   */
+  skippedUsageKey = false;
   /** The first NUL of the kept part of the line (C20), or -1. */
   nulAt = -1;
   /** The `#` that starts a comment (T33), or -1. */
@@ -409,6 +414,7 @@ export class LineCursor {
         first = p < lineEnd && p - base - start < MAX_LINE_BYTES ? (LINE_START[bytes[p] as number] as number) : NO_TEXT_LINE;
       }
       spelled = first === KEY_INITIAL ? matchSpelling(bytes, p, lineEnd - p) : null;
+      if (first === USAGE_INITIAL && !this.skippedUsageKey) this.skippedUsageKey = startsWithUsageKey(bytes, p, lineEnd);
       if (spelled === null) {
         this.type = 'skipped';
         // Text (not a comment, T33, nor NUL-ended, C20) may be an other record (R-28).
@@ -532,10 +538,13 @@ const KEY_INITIAL = 0;
 const INDENT = 1;
 const TEXT_LINE = 2;
 const NO_TEXT_LINE = 3;
+/** The initial of `content-signal` and `content-usage`, which no key spelling shares. */
+const USAGE_INITIAL = 4;
 const LINE_START = new Uint8Array(256).fill(TEXT_LINE);
 for (let c = 0; c < 0x80; c++) if (isAsciiWhitespace(c)) LINE_START[c] = INDENT;
 for (const list of KEY_SPELLINGS) for (const { spelling } of list) for (const initial of [spelling[0] as string, (spelling[0] as string).toUpperCase()]) LINE_START[initial.charCodeAt(0)] = KEY_INITIAL;
 LINE_START[HASH] = NO_TEXT_LINE;
+LINE_START[0x63] = LINE_START[0x43] = USAGE_INITIAL;
 LINE_START[0] = NO_TEXT_LINE;
 
 const FOUR_SPACES = 0x20202020;
@@ -547,6 +556,17 @@ const FOUR_TABS = 0x09090909;
  */
 const EIGHT_SPACES = new DataView(new Uint8Array(8).fill(SPACE).buffer).getFloat64(0);
 const EIGHT_TABS = new DataView(new Uint8Array(8).fill(TAB).buffer).getFloat64(0);
+
+const USAGE_KEY_PREFIXES = ['content-signal', 'content-usage'];
+
+/** Whether the bytes at `p` start with a usage key, ASCII case-insensitively. */
+function startsWithUsageKey(bytes: Uint8Array, p: number, end: number): boolean {
+  return USAGE_KEY_PREFIXES.some((key) => {
+    if (end - p < key.length) return false;
+    for (let i = 0; i < key.length; i++) if (((bytes[p + i] as number) | 0x20) !== key.charCodeAt(i)) return false;
+    return true;
+  });
+}
 
 function isSpaceOrTab(c: number): boolean {
   return c === SPACE || c === TAB;
