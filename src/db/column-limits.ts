@@ -27,6 +27,11 @@ export const SMALLINT_MAX = 32_767;
 export const MAX_HEADER_TEXT_CHARS = 2_048;
 /** Characters kept of an error message (it can quote a site's bytes). */
 export const MAX_ERROR_MESSAGE_CHARS = 2_048;
+/**
+ * Characters kept of a usage-preference line's value on a verdict span and a usage flip
+ * (`usage_rules`, `rule_before` / `rule_after`): a line can be 16 KiB; a report quotes its start.
+ */
+export const MAX_USAGE_VALUE_CHARS = 200;
 
 /** An integer for an `integer` column: rounded down, within 0..INT4_MAX (null stays null). */
 export function clampInt4(n: number | null): number | null {

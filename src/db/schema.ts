@@ -44,7 +44,10 @@ import {
 } from 'drizzle-orm/pg-core';
 import { FETCH_OUTCOMES } from '../policy/fetch-outcome.js';
 import type { FlipRule, RedirectHop } from '../night/rows.js';
+import type { UsageRule, UsageRules } from '../night/input.js';
 import { DELIVERY_STATUSES, SEVERITIES } from '../night/vocabulary.js';
+import type { StoredPreference, UsagePurpose } from '../night/vocabulary.js';
+import type { UsagePreference } from '../robots/usage/vocabulary.js';
 import { POLICY_KINDS } from '../policy/effective-policy.js';
 import type { StoredPortability } from '../robots/profiles/portability.js';
 
@@ -694,6 +697,18 @@ export const verdicts = pgTable(
      */
     parserProfile: text('parser_profile'),
     parserAllowed: boolean('parser_allowed'),
+    /**
+     * The usage preferences the crawler is told for a URL it may fetch (src/robots/usage,
+     * docs/usage-preferences.md): each purpose allowed (true), refused (false) or unknown (NULL);
+     * all NULL when it may not fetch it (D-9). Part of the span, like the parser verdict.
+     */
+    usageSearch: boolean('usage_search'),
+    usageAiTrain: boolean('usage_ai_train'),
+    usageAiInput: boolean('usage_ai_input'),
+    /** The deciding line of each stated purpose, and since when it holds (UsageRules); NULL when none is stated. */
+    usageRules: jsonb('usage_rules').$type<UsageRules>(),
+    /** Written by a release that reads usage preferences (migration 0020); false on older spans, whose preferences were never read. */
+    usageRead: boolean('usage_read').notNull().default(false),
   },
   (t) => [
     primaryKey({ name: 'verdicts_pkey', columns: [t.trackedUrlId, t.userAgentId, t.validFrom, t.fromRunId] }),
@@ -727,10 +742,19 @@ export const verdictLatest = pgView('verdict_latest', {
   sinceRunId: integer('since_run_id').notNull(),
   parserProfile: text('parser_profile'),
   parserAllowed: boolean('parser_allowed'),
+  /** Each purpose's usage preference (docs/usage-preferences.md): allowed, refused, unknown or not-crawlable. */
+  usageSearch: text('usage_search').$type<UsagePreference>().notNull(),
+  usageAiTrain: text('usage_ai_train').$type<UsagePreference>().notNull(),
+  usageAiInput: text('usage_ai_input').$type<UsagePreference>().notNull(),
+  usageRules: jsonb('usage_rules').$type<UsageRules>(),
 }).as(sql`
   select st.site_id, s.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
          st.run_id, st.run_at, st.policy, v.allowed, v.rule_line, v.valid_from as since, v.from_run_id as since_run_id,
-         v.parser_profile, v.parser_allowed
+         v.parser_profile, v.parser_allowed,
+         robots_audit_usage(v.allowed, v.usage_search) as usage_search,
+         robots_audit_usage(v.allowed, v.usage_ai_train) as usage_ai_train,
+         robots_audit_usage(v.allowed, v.usage_ai_input) as usage_ai_input,
+         v.usage_rules
   from site_state st
   join sites s on s.id = st.site_id
   join tracked_urls t on t.site_id = st.site_id
@@ -759,9 +783,17 @@ export const verdictHistory = pgView('verdict_history', {
   ruleLine: integer('rule_line'),
   parserProfile: text('parser_profile'),
   parserAllowed: boolean('parser_allowed'),
+  usageSearch: text('usage_search').$type<UsagePreference>().notNull(),
+  usageAiTrain: text('usage_ai_train').$type<UsagePreference>().notNull(),
+  usageAiInput: text('usage_ai_input').$type<UsagePreference>().notNull(),
+  usageRules: jsonb('usage_rules').$type<UsageRules>(),
 }).as(sql`
   select t.site_id, s.origin, t.id as tracked_url_id, t.url, t.is_root, a.id as user_agent_id, a.token, a.family,
-         v.valid_from, v.valid_to, v.from_run_id, v.to_run_id, v.allowed, v.rule_line, v.parser_profile, v.parser_allowed
+         v.valid_from, v.valid_to, v.from_run_id, v.to_run_id, v.allowed, v.rule_line, v.parser_profile, v.parser_allowed,
+         robots_audit_usage(v.allowed, v.usage_search) as usage_search,
+         robots_audit_usage(v.allowed, v.usage_ai_train) as usage_ai_train,
+         robots_audit_usage(v.allowed, v.usage_ai_input) as usage_ai_input,
+         v.usage_rules
   from verdicts v
   join tracked_urls t on t.id = v.tracked_url_id
   join sites s on s.id = t.site_id
@@ -801,6 +833,40 @@ export const verdictFlips = pgTable(
     // The dashboard: "does this night have a flip of this cause, this crawler, this portfolio's site".
     index('verdict_flips_run_cause_idx').on(t.runId, t.cause, t.userAgentId, t.siteId),
     index('verdict_flips_site_idx').on(t.siteId),
+  ],
+);
+
+/**
+ * A usage preference that changed for a tracked URL x agent, the crawler allowed to fetch the URL
+ * on both nights (D-15): one row a purpose a night. `from` / `to`: allowed, refused or unknown.
+ */
+export const usageFlips = pgTable(
+  'usage_flips',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: integer('run_id')
+      .notNull()
+      .references(() => auditRuns.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    trackedUrlId: integer('tracked_url_id')
+      .notNull()
+      .references(() => trackedUrls.id, { onDelete: 'cascade' }),
+    userAgentId: integer('user_agent_id')
+      .notNull()
+      .references(() => userAgents.id),
+    purpose: text('purpose').$type<UsagePurpose>().notNull(),
+    fromPreference: text('from_preference').$type<StoredPreference>().notNull(),
+    toPreference: text('to_preference').$type<StoredPreference>().notNull(),
+    ruleBefore: jsonb('rule_before').$type<UsageRule>(),
+    ruleAfter: jsonb('rule_after').$type<UsageRule>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique('usage_flips_url_run_agent_purpose_key').on(t.trackedUrlId, t.runId, t.userAgentId, t.purpose),
+    index('usage_flips_run_idx').on(t.runId),
+    index('usage_flips_site_idx').on(t.siteId),
   ],
 );
 
@@ -954,6 +1020,32 @@ export const aiAccess = pgView('ai_access', {
   contentSignals: text('content_signals').array().notNull(),
 }).existing();
 
+/**
+ * Every tracked URL x agent x purpose under each site's latest night: what the crawler is told
+ * about the use of the URL's content (docs/usage-preferences.md), since when, by which line.
+ * Migration 0020; queries in docs/sql-reporting.md.
+ */
+export const aiUse = pgView('ai_use', {
+  siteId: integer('site_id').notNull(),
+  origin: text('origin').notNull(),
+  trackedUrlId: integer('tracked_url_id').notNull(),
+  url: text('url').notNull(),
+  isRoot: boolean('is_root').notNull(),
+  userAgentId: integer('user_agent_id').notNull(),
+  token: text('token').notNull(),
+  family: text('family'),
+  category: text('category'),
+  purpose: text('purpose').$type<UsagePurpose>().notNull(),
+  preference: text('preference').$type<UsagePreference>().notNull(),
+  crawlAllowed: boolean('crawl_allowed').notNull(),
+  /** The first night of the run of nights with this preference (NULL when unknown or not crawlable). */
+  since: timestamptz('since'),
+  line: integer('line'),
+  mechanism: text('mechanism'),
+  label: text('label'),
+  value: text('value'),
+}).existing();
+
 /** One row per run: its clock, duration, sites done / skipped / failed, outcomes, changes, flips, alerts. */
 export const runSummary = pgView('run_summary', {
   runId: integer('run_id').notNull(),
@@ -980,4 +1072,6 @@ export const runSummary = pgView('run_summary', {
   alerts: integer('alerts').notNull(),
   /** Nights a bot wall answered instead of the site (migration 0015). */
   challenged: integer('challenged').notNull(),
+  /** Usage preferences that changed (usage_flips, migration 0020). */
+  usageFlips: integer('usage_flips').notNull(),
 }).existing();

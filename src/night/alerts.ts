@@ -9,7 +9,8 @@ import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js'
 import type { RobotsChangeKind, RobotsDiff } from '../robots/diff.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { RuleKind } from '../robots/types.js';
-import type { AgentFamily, AlertKind, AlertSeverity } from './vocabulary.js';
+import type { UsageRule } from './input.js';
+import type { AgentFamily, AlertKind, AlertSeverity, StoredPreference, UsagePurpose } from './vocabulary.js';
 
 /** A rule as an alert cites it (a flip's stored rule, FlipRule in rows.ts, also keeps its pattern). */
 export interface CitedRule {
@@ -34,6 +35,19 @@ export interface VerdictFlip {
   cause: string;
   ruleBefore: CitedRule | null;
   ruleAfter: CitedRule | null;
+}
+
+/** A usage preference of a tracked URL for a tracked agent that changed tonight (the URL fetchable both nights). */
+export interface UsageFlip {
+  url: string;
+  agent: string;
+  agentFamily: AgentFamily;
+  isRoot: boolean;
+  purpose: UsagePurpose;
+  from: StoredPreference;
+  to: StoredPreference;
+  ruleBefore: UsageRule | null;
+  ruleAfter: UsageRule | null;
 }
 
 export interface SiteNightChange {
@@ -127,6 +141,8 @@ export interface NightForAlerts {
   change: SiteNightChange;
   transitions: PolicyTransitions;
   flips: readonly VerdictFlip[];
+  /** Usage preferences that changed (none when nothing was evaluated). */
+  usageFlips?: readonly UsageFlip[];
   challenge?: ChallengeChange;
   flapping?: FlappingChange;
 }
@@ -142,6 +158,9 @@ export interface AlertDetails {
   flips?: VerdictFlip[];
   /** How many flips there were in all. */
   flipsTotal?: number;
+  /** The usage preferences of this alert's kind that changed (at most `MAX_FLIPS_PER_ALERT`), and how many in all. */
+  usageFlips?: UsageFlip[];
+  usageFlipsTotal?: number;
   /** `disallow_all_added`: the user-agent values as written (at most `MAX_AGENTS_PER_ALERT`). */
   agents?: string[];
   /** The semantic diff as lines (`describeRobotsDiff`; at most `MAX_DIFF_LINES_PER_ALERT`, each cut to `MAX_DIFF_LINE_CHARS`). */

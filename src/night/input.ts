@@ -6,6 +6,7 @@
 import type { FetchResult } from '../http/fetch-result.js';
 import type { FlappingOptions } from '../policy/flapping.js';
 import type { SiteState } from './state.js';
+import type { UsageMechanism, UsagePurpose } from '../robots/usage/vocabulary.js';
 
 /** The night a site's night is compared with: its site_state row, or (a replayed night) its history; bodies and answers by id. */
 export type PreviousNight = SiteState<number, number>;
@@ -24,6 +25,33 @@ export interface EvaluationTarget {
   agents: TargetAgent[];
 }
 
+/**
+ * The line behind a stated usage preference (src/robots/usage), as a verdict span and a usage
+ * flip keep it: its line, mechanism, the label as written and the line's value (cut to
+ * MAX_USAGE_VALUE_CHARS, src/db/column-limits.ts), and since when the preference holds.
+ */
+export interface UsageRule {
+  line: number;
+  mechanism: UsageMechanism;
+  label: string;
+  value: string;
+  /**
+   * The first night of the span's run of nights with this preference (ISO 8601): carried from
+   * span to span while the preference stays, whatever line states it ("refused since 3 Nov").
+   */
+  since: string;
+}
+
+/** The deciding line of each purpose a span's preferences state. */
+export type UsageRules = Partial<Record<UsagePurpose, UsageRule>>;
+
+/** The span's field that holds each purpose's preference. */
+export const USAGE_SPAN_FIELDS = {
+  search: 'usageSearch',
+  'ai-train': 'usageAiTrain',
+  'ai-input': 'usageAiInput',
+} as const satisfies Record<UsagePurpose, keyof VerdictSpan>;
+
 /** A verdict span in force: the one a new verdict is compared with, and closed if it differs. */
 export interface VerdictSpan {
   trackedUrlId: number;
@@ -38,6 +66,20 @@ export interface VerdictSpan {
   /** The verdict under the crawler's own parser where it differs (null, null: none; src/crawlers/parser-verdicts.ts). */
   parserProfile: string | null;
   parserAllowed: boolean | null;
+  /**
+   * The usage preferences (src/robots/usage, docs/usage-preferences.md) of a URL the crawler may
+   * fetch: each purpose allowed (true), refused (false) or unknown (null); all null when it may not.
+   */
+  usageSearch: boolean | null;
+  usageAiTrain: boolean | null;
+  usageAiInput: boolean | null;
+  /** The deciding line of each stated purpose; null when none is stated. */
+  usageRules: UsageRules | null;
+  /**
+   * Whether the span was written by a release that reads usage preferences (migration 0020):
+   * false for an older span, whose preferences were never read, so a change from it is no flip.
+   */
+  usageRead: boolean;
 }
 
 export interface NightLoaders {

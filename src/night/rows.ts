@@ -9,9 +9,9 @@ import type { RobotsDiff } from '../robots/diff.js';
 import type { AlertDraft } from './alerts.js';
 import type { BodyIndex } from './body-index.js';
 import type { SnapshotSummary } from './body-summary.js';
-import type { VerdictSpan } from './input.js';
+import type { UsageRule, VerdictSpan } from './input.js';
 import type { SiteState } from './state.js';
-import type { ChangeKind, FlipCause } from './vocabulary.js';
+import type { ChangeKind, FlipCause, StoredPreference, UsagePurpose } from './vocabulary.js';
 
 /** One redirect hop of a fetch (R-11). */
 export interface RedirectHop {
@@ -144,6 +144,8 @@ export interface SiteNight {
   /** Spans in force that end tonight, and the spans tonight's verdicts open (the same record as read: VerdictSpan). */
   spans: { close: SpanClose[]; open: VerdictSpan[] };
   flips: FlipRow[];
+  /** The usage preferences that changed tonight (src/services/night/verdicts.ts). */
+  usageFlips: UsageFlipRow[];
   alerts: AlertDraft[];
   /** The site's new state; null for a replayed night (the state stays the later night's). */
   state: StateRow | null;
@@ -170,4 +172,17 @@ export interface FailedAttemptRow {
   /** When the retry is due, and whether the run waits for it (policy/run-hold.ts): the site's wait on its run. */
   retryUntil: Date;
   holdsRun: boolean;
+}
+
+/** A usage preference that changed for a URL a crawler may fetch, both nights (`usage_flips`). */
+export interface UsageFlipRow {
+  runId: number;
+  siteId: number;
+  trackedUrlId: number;
+  userAgentId: number;
+  purpose: UsagePurpose;
+  from: StoredPreference;
+  to: StoredPreference;
+  ruleBefore: UsageRule | null;
+  ruleAfter: UsageRule | null;
 }

@@ -38,6 +38,13 @@ export const ALERT_KINDS = [
   'challenge_ended',
   'flapping_started',
   'flapping_settled',
+  'ai_training_refused',
+  'ai_training_allowed',
+  'ai_input_refused',
+  'ai_input_allowed',
+  'search_use_refused',
+  'search_use_allowed',
+  'usage_preference_withdrawn',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
@@ -52,6 +59,14 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 /** Why a verdict flipped (`verdict_flips.cause`), most specific first. */
 export const FLIP_CAUSES = ['fallback_started', 'fallback_ended', 'outcome_changed', 'rules_changed'] as const;
 export type FlipCause = (typeof FLIP_CAUSES)[number];
+
+/** The purposes a usage preference is stated for (src/robots/usage; `usage_flips.purpose`). */
+export { USAGE_PURPOSES } from '../robots/usage/vocabulary.js';
+export type { UsagePurpose } from '../robots/usage/vocabulary.js';
+
+/** A usage preference as a night stores it (`usage_flips.from` / `to`): a URL it may not fetch has none. */
+export const STORED_PREFERENCES = ['allowed', 'refused', 'unknown'] as const;
+export type StoredPreference = (typeof STORED_PREFERENCES)[number];
 
 /**
  * The families an agent is filed under (`user_agents.family`): a flip for a `search` agent is

@@ -5,5 +5,6 @@
  * next night re-evaluates every site once and records the flips the change causes. 2: crawler
  * rules decide the group (special-case crawlers ignore `*`, Applebot follows Googlebot); a change
  * to the group facts of src/crawlers/crawler-rules.json bumps it too (a unit test says when).
+ * 3: the verdicts carry the usage preferences each crawler is told (src/robots/usage, issue 28).
  */
-export const ENGINE_VERSION = 2;
+export const ENGINE_VERSION = 3;

@@ -39,6 +39,7 @@ export async function computeSiteNight(input: SiteNightInput, load: NightLoaders
     change,
     spans: verdicts.spans,
     flips: verdicts.flipRows,
+    usageFlips: verdicts.usageFlipRows,
     alerts,
     state: stateRow(input, answer, rules, change, verdicts.evalKey, flapping),
     expectedStateRunId: input.nextNight ? null : (input.previous?.runId ?? null),

@@ -1,10 +1,11 @@
 /**
- * The verdicts' history: spans of nights with the same verdict for a URL and an agent
- * (`verdicts`), closed at the night a verdict changes and opened anew, and the flips themselves
- * (`verdict_flips`, one row a changed verdict a night).
+ * The verdicts' history: spans of nights with the same verdict (and usage preferences) for a URL
+ * and an agent (`verdicts`), closed at the night a verdict changes and opened anew, and the flips
+ * themselves (`verdict_flips`, one row a changed verdict a night; `usage_flips`, one row a changed
+ * preference a purpose a night).
  */
 import type pg from 'pg';
-import type { FlipRow, SiteNight, SpanClose } from '../../night/rows.js';
+import type { FlipRow, SiteNight, SpanClose, UsageFlipRow } from '../../night/rows.js';
 import type { VerdictSpan } from '../../night/input.js';
 import { pgJson } from '../pg-text.js';
 import type { PgArrayElement } from '../pg-array.js';
@@ -30,6 +31,11 @@ const SPAN_COLUMNS: readonly SpanColumn[] = [
   span('allowed', 'allowed', 'bool'),
   span('parserProfile', 'parser_profile', 'text'),
   span('parserAllowed', 'parser_allowed', 'bool'),
+  span('usageSearch', 'usage_search', 'bool'),
+  span('usageAiTrain', 'usage_ai_train', 'bool'),
+  span('usageAiInput', 'usage_ai_input', 'bool'),
+  { field: 'usageRules', name: 'usage_rules', type: 'jsonb', value: (s) => pgJson(s.usageRules) },
+  span('usageRead', 'usage_read', 'bool'),
 ];
 
 const SPAN_SELECT = `select ${columnList(SPAN_COLUMNS)} from verdicts`;
@@ -99,4 +105,24 @@ export async function storeFlips(db: pg.PoolClient, fresh: readonly SiteNight[])
   const flips = fresh.flatMap((n) => n.flips);
   if (flips.length === 0) return;
   await db.query({ name: 'night-insert-flips', text: INSERT_FLIPS, values: unnestValues(FLIP_COLUMNS, flips) });
+}
+
+const USAGE_FLIP_COLUMNS: ColumnMap<UsageFlipRow> = [
+  { name: 'run_id', type: 'int', value: (f) => f.runId },
+  { name: 'site_id', type: 'int', value: (f) => f.siteId },
+  { name: 'tracked_url_id', type: 'int', value: (f) => f.trackedUrlId },
+  { name: 'user_agent_id', type: 'int', value: (f) => f.userAgentId },
+  { name: 'purpose', type: 'text', value: (f) => f.purpose },
+  { name: 'from_preference', type: 'text', value: (f) => f.from },
+  { name: 'to_preference', type: 'text', value: (f) => f.to },
+  { name: 'rule_before', type: 'jsonb', value: (f) => pgJson(f.ruleBefore) },
+  { name: 'rule_after', type: 'jsonb', value: (f) => pgJson(f.ruleAfter) },
+];
+
+const INSERT_USAGE_FLIPS = unnestInsert('usage_flips', USAGE_FLIP_COLUMNS, 'on conflict do nothing');
+
+export async function storeUsageFlips(db: pg.PoolClient, fresh: readonly SiteNight[]): Promise<void> {
+  const flips = fresh.flatMap((n) => n.usageFlips);
+  if (flips.length === 0) return;
+  await db.query({ name: 'night-insert-usage-flips', text: INSERT_USAGE_FLIPS, values: unnestValues(USAGE_FLIP_COLUMNS, flips) });
 }

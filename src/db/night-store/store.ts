@@ -9,7 +9,7 @@ import { storeSharedRows } from './bodies.js';
 import { storeChanges } from './changes.js';
 import { countRuns } from './run-counts.js';
 import { storeFailedAttempts, storeSnapshots } from './snapshots.js';
-import { storeFlips, storeSpans } from './spans.js';
+import { storeFlips, storeSpans, storeUsageFlips } from './spans.js';
 import { storeStates } from './state.js';
 import { nightKey } from './store-result.js';
 import type { StoreResult } from './store-result.js';
@@ -48,6 +48,7 @@ async function storeInTransaction(db: pg.PoolClient, nights: readonly SiteNight[
     await storeChanges(db, fresh);
     await storeSpans(db, fresh);
     await storeFlips(db, fresh);
+    await storeUsageFlips(db, fresh);
     result.deliveryIds = await raiseAlerts(db, fresh);
   }
   await countRuns(db, fresh, attempts, result);

@@ -23,12 +23,14 @@ export interface PurposeAnswer {
   /** The label as written on that line, and the document that defines it. */
   label: string | null;
   definedBy: string | null;
+  /** That line's value as written (what a report quotes). */
+  value: string | null;
 }
 
 export type UsageAnswer = Readonly<Record<UsagePurpose, PurposeAnswer>>;
 
-const UNKNOWN: PurposeAnswer = Object.freeze({ preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null });
-const NOT_CRAWLABLE: PurposeAnswer = Object.freeze({ preference: 'not-crawlable', line: null, mechanism: null, label: null, definedBy: null });
+const UNKNOWN: PurposeAnswer = Object.freeze({ preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null, value: null });
+const NOT_CRAWLABLE: PurposeAnswer = Object.freeze({ preference: 'not-crawlable', line: null, mechanism: null, label: null, definedBy: null, value: null });
 
 const everyPurpose = (answer: PurposeAnswer): UsageAnswer => Object.freeze(Object.fromEntries(USAGE_PURPOSES.map((p) => [p, answer])) as Record<UsagePurpose, PurposeAnswer>);
 
@@ -116,7 +118,7 @@ function combine(purpose: UsagePurpose, ...statements: UsageLine[][]): PurposeAn
     for (const line of lines) {
       const stated = line.stated.get(purpose);
       if (stated === undefined) continue;
-      const answer: PurposeAnswer = { preference: stated.allowed ? 'allowed' : 'refused', line: line.line, mechanism: line.mechanism, label: stated.label, definedBy: stated.definedBy };
+      const answer: PurposeAnswer = { preference: stated.allowed ? 'allowed' : 'refused', line: line.line, mechanism: line.mechanism, label: stated.label, definedBy: stated.definedBy, value: line.value };
       if (!stated.allowed) return answer;
       allowedBy ??= answer;
     }

@@ -26,6 +26,14 @@
  * | critical |                         | night disagree (critical when a version takes a tracked URL or `/` away from a |
  * | info     |                         | search crawler; info when the versions differ in comments or layout only)      |
  * | info     | `flapping_settled`      | the same version for 3 nights in a row                                         |
+ * | info     | `ai_training_refused`   | a tracked URL's AI-training preference becomes refused (Content-Signal         |
+ * |          |                         | `ai-train=no`, Content-Usage `train-ai=n`) for a crawler that may fetch it     |
+ * | warning  | `ai_training_allowed`   | ... becomes allowed (`ai-train=yes`, `train-ai=y`)                             |
+ * | info     | `ai_input_refused`      | the AI-input preference (`ai-input=no`, `ai-use=n`) becomes refused            |
+ * | warning  | `ai_input_allowed`      | ... becomes allowed                                                            |
+ * | warning  | `search_use_refused`    | the search preference (`search=no`, `search=n`) becomes refused                |
+ * | info     | `search_use_allowed`    | ... becomes allowed                                                            |
+ * | info     | `usage_preference_withdrawn` | a stated preference is stated no more (unknown)                           |
  *
  * Decisions:
  * - Grouping: one alert per site, run and kind. A night in which forty tracked URLs become
@@ -48,6 +56,10 @@
  *   starts names the versions in rotation and what differs for crawlers between them, one when it
  *   settles names the version that stayed (none for a change undone: one return that held, whose
  *   start alert named the version that came back; src/policy/flapping.ts, `quiet`).
+ * - Usage preferences (docs/usage-preferences.md, D-15): a change counts only for a URL the
+ *   crawler may fetch on both nights (otherwise the crawl verdict's flip says it); a night with a
+ *   policy transition or a flapping spell raises none (the transition explains it, the spell
+ *   comes and goes). One alert per kind lists every URL x agent of that change.
  * - Challenges: one alert when they start (raised on a site's first night too: the user can act
  *   on it), one when they end; a challenged night changes no policy, so it raises nothing else.
  * - Size: an alert is a message, and a robots.txt of 500 KiB may change 8,000 sitemaps or
@@ -61,8 +73,8 @@ import type { FetchOutcome } from '../../policy/index.js';
 import type { RobotsDiff } from '../../robots/diff.js';
 import { describeRobotsDiff } from '../../robots/diff.js';
 import { CHALLENGE_VENDOR_NAMES } from '../../http/challenge.js';
-import type { AlertDetails, AlertDraft, NightForAlerts, PolicyTransitions, RotationVersion, VerdictFlip } from '../../night/alerts.js';
-import type { AlertKind, AlertSeverity } from '../../night/vocabulary.js';
+import type { AlertDetails, AlertDraft, NightForAlerts, PolicyTransitions, RotationVersion, UsageFlip, VerdictFlip } from '../../night/alerts.js';
+import type { AlertKind, AlertSeverity, UsagePurpose } from '../../night/vocabulary.js';
 import { boundAlertDetails, boundTitle, clipText, listedAtMost, namesAtMost } from './alert-bounds.js';
 import { MAX_AGENTS_PER_ALERT, MAX_DIFF_LINE_CHARS, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT, MAX_RECORD_VALUES_PER_LINE, MAX_SITEMAPS_PER_ALERT } from './size-limits.js';
 
@@ -171,7 +183,48 @@ export const ALERT_RULES = [
     spec: ['R-10'],
   },
   { kind: 'flapping_settled', severity: 'info', when: 'A flapping robots.txt served the same version 3 nights in a row: the version that stayed.', spec: ['R-10'] },
+  {
+    kind: 'ai_training_refused',
+    severity: 'info',
+    when: 'A tracked URL a crawler may fetch is now refused for AI training (Content-Signal `ai-train=no`, Content-Usage `train-ai=n`).',
+    spec: ['D-7', 'D-11', 'D-15'],
+  },
+  {
+    kind: 'ai_training_allowed',
+    severity: 'warning',
+    when: 'A tracked URL a crawler may fetch is now allowed for AI training (`ai-train=yes`, `train-ai=y`).',
+    spec: ['D-7', 'D-11', 'D-15'],
+  },
+  {
+    kind: 'ai_input_refused',
+    severity: 'info',
+    when: 'A tracked URL a crawler may fetch is now refused as AI input: grounding, RAG, generative answers (`ai-input=no`, `ai-use=n`).',
+    spec: ['D-7', 'D-11', 'D-15'],
+  },
+  { kind: 'ai_input_allowed', severity: 'warning', when: 'A tracked URL a crawler may fetch is now allowed as AI input (`ai-input=yes`, `ai-use=y`).', spec: ['D-7', 'D-11', 'D-15'] },
+  { kind: 'search_use_refused', severity: 'warning', when: 'A tracked URL a crawler may fetch is now refused for search (`search=no`, `search=n`).', spec: ['D-7', 'D-11', 'D-15'] },
+  { kind: 'search_use_allowed', severity: 'info', when: 'A tracked URL a crawler may fetch is now allowed for search (`search=yes`, `search=y`).', spec: ['D-7', 'D-11', 'D-15'] },
+  {
+    kind: 'usage_preference_withdrawn',
+    severity: 'info',
+    when: 'A usage preference a tracked URL was given (allowed or refused) is stated no more: unknown.',
+    spec: ['D-7', 'D-15'],
+  },
 ] as const satisfies readonly AlertRule[];
+
+/** The usage-preference alerts: the kind a change raises, by purpose and new preference (D-15). */
+const USAGE_KIND = {
+  'ai-train': { refused: 'ai_training_refused', allowed: 'ai_training_allowed' },
+  'ai-input': { refused: 'ai_input_refused', allowed: 'ai_input_allowed' },
+  search: { refused: 'search_use_refused', allowed: 'search_use_allowed' },
+} as const satisfies Record<UsagePurpose, Record<'refused' | 'allowed', AlertKind>>;
+
+/** The kind a usage preference's change raises. */
+export function usageAlertKind(flip: Pick<UsageFlip, 'purpose' | 'to'>): AlertKind {
+  return flip.to === 'unknown' ? 'usage_preference_withdrawn' : USAGE_KIND[flip.purpose][flip.to];
+}
+
+const USAGE_ALERT_KINDS: readonly AlertKind[] = [...Object.values(USAGE_KIND).flatMap((k) => [k.refused, k.allowed]), 'usage_preference_withdrawn'];
 
 /** Kinds a flapping site's nights do not raise: its changes come and go (alertsForSiteNight). */
 export const FLAPPING_QUIET_KINDS: ReadonlySet<AlertKind> = new Set([
@@ -184,6 +237,7 @@ export const FLAPPING_QUIET_KINDS: ReadonlySet<AlertKind> = new Set([
   'sitemaps_changed',
   'records_changed',
   'comments_only',
+  ...USAGE_ALERT_KINDS,
 ]);
 
 export const SEVERITY_OF: Readonly<Record<AlertKind, AlertSeverity>> = Object.fromEntries(
@@ -301,7 +355,7 @@ const NO_FLIPS: readonly VerdictFlip[] = [];
 // Most nights flip nothing: no list is filtered, or allocated, for them.
 const flipsOf = (night: RuleContext, keep: (f: VerdictFlip) => boolean) => (night.transition || night.flips.length === 0 ? NO_FLIPS : night.flips.filter(keep));
 
-const urlsIn = (flips: readonly VerdictFlip[]) => new Set(flips.map((f) => f.url)).size;
+const urlsIn = (flips: readonly { url: string }[]) => new Set(flips.map((f) => f.url)).size;
 
 /** The rules, in the order their alerts come out (most severe first, as ALERT_RULES lists them, but for two). */
 export const ALERT_DETECTORS: readonly AlertDetector[] = [
@@ -460,6 +514,7 @@ export const ALERT_DETECTORS: readonly AlertDetector[] = [
         : null,
   },
   { kind: 'flapping_started', detect: flappingStarted },
+  ...USAGE_ALERT_KINDS.map((kind) => ({ kind, detect: (n: RuleContext) => usageChanged(n, kind) })),
   {
     kind: 'flapping_settled',
     detect: ({ flapping, origin }) =>
@@ -473,6 +528,23 @@ export const ALERT_DETECTORS: readonly AlertDetector[] = [
 ];
 
 const shortSha = (v: RotationVersion) => v.sha256.slice(0, 12);
+
+const PURPOSE_TITLE: Readonly<Record<UsagePurpose, string>> = { 'ai-train': 'AI training', 'ai-input': 'AI input', search: 'search' };
+
+/** One usage alert of `kind`: every URL x agent whose preference changed that way tonight (D-15). */
+function usageChanged(n: RuleContext, kind: AlertKind): Detected | null {
+  if (n.transition || n.usageFlips === undefined || n.usageFlips.length === 0) return null;
+  const flips = n.usageFlips.filter((f) => usageAlertKind(f) === kind);
+  if (flips.length === 0) return null;
+  const purposes = distinct(flips.map((f) => PURPOSE_TITLE[f.purpose]));
+  const state = kind === 'usage_preference_withdrawn' ? 'no longer stated' : (flips[0] as UsageFlip).to;
+  const lines = distinct(flips.flatMap((f) => (f.ruleAfter ? [`line ${f.ruleAfter.line}: ${clipText(f.ruleAfter.value, MAX_DIFF_LINE_CHARS)}`] : [])));
+  const sorted = [...flips].sort((a, b) => a.url.localeCompare(b.url) || a.agent.localeCompare(b.agent) || a.purpose.localeCompare(b.purpose));
+  return {
+    title: `${namesAtMost(purposes)} ${state} on ${n.origin}: ${plural(urlsIn(flips), 'tracked URL')}${lines.length > 0 ? ` (${namesAtMost(lines)})` : ''}`,
+    details: { usageFlips: sorted.slice(0, MAX_FLIPS_PER_ALERT), usageFlipsTotal: flips.length },
+  };
+}
 
 function flappingStarted({ flapping, origin }: RuleContext): Detected | null {
   if (!flapping?.flapping || flapping.event !== 'started') return null;
@@ -509,6 +581,7 @@ export function alertsForSiteNight(night: NightForAlerts): AlertDraft[] {
     transitions,
     challenge: night.challenge,
     flapping: night.flapping,
+    usageFlips: transitions.firstNight ? undefined : night.usageFlips,
     flips: transitions.firstNight || night.flips.length === 0 ? NO_FLIPS : night.flips.filter((f) => f.from !== null && f.from !== f.to),
     diff: transitions.firstNight ? null : change.rulesDiff,
     policy: { from: change.policyFrom, to: change.policyTo, reason: change.policyReasonTo, outcomeFrom: change.outcomeFrom, outcomeTo: change.outcomeTo },

@@ -36,6 +36,7 @@ export function nightAlerts(input: SiteNightInput, answer: NightAnswer, rules: N
     },
     transitions: changes.transitions,
     flips: verdicts.flips,
+    usageFlips: verdicts.usageFlips,
   });
 }
 

@@ -1,12 +1,13 @@
 /**
  * Step 4 of a night: the verdicts of every tracked URL x agent under the night's policy, only
  * when something that decides them changed (the evaluation key); the verdict spans they close
- * and open, and the flips, with the rule before and after.
+ * and open, and the flips, with the rule before and after; and the usage preferences each
+ * crawler is told (usage.ts), kept on the same spans, with their own flips.
  */
-import type { VerdictFlip } from '../../night/alerts.js';
+import type { UsageFlip, VerdictFlip } from '../../night/alerts.js';
 import type { SiteNightInput, VerdictSpan } from '../../night/input.js';
 import { evaluationKey } from '../../night/keys.js';
-import type { FlipRow, SiteNight } from '../../night/rows.js';
+import type { FlipRow, SiteNight, UsageFlipRow } from '../../night/rows.js';
 import { agentFamilyOrOther } from '../../night/vocabulary.js';
 import { policyEvaluator } from '../policy-evaluator.js';
 import type { PolicyEvaluator, PolicyVerdict } from '../policy-evaluator.js';
@@ -14,6 +15,8 @@ import type { NightAnswer } from './answer.js';
 import type { NightChanges } from './changes.js';
 import type { NightReads } from './night-reads.js';
 import type { NightPolicy } from './policy.js';
+import { preferenceChanges, sameUsage, spanUsage } from './usage.js';
+import type { SpanUsage } from './usage.js';
 
 export interface NightVerdicts {
   evalKey: Buffer;
@@ -23,6 +26,9 @@ export interface NightVerdicts {
   /** The flips as stored, and as the alert rules read them. */
   flipRows: FlipRow[];
   flips: VerdictFlip[];
+  /** The usage preferences that changed, as stored and as the alert rules read them. */
+  usageFlipRows: UsageFlipRow[];
+  usageFlips: UsageFlip[];
 }
 
 const spanKey = (trackedUrlId: number, userAgentId: number) => `${trackedUrlId}:${userAgentId}`;
@@ -32,7 +38,7 @@ export async function nightVerdicts(input: SiteNightInput, answer: NightAnswer, 
   const kind = rules.policy.kind;
   const evalKey = evaluationKey(kind, rules.rulesSha256, input.targetsHash);
   const evaluated = previous === null || previous.evalKey === null || !previous.evalKey.equals(evalKey) || next !== null;
-  const out: NightVerdicts = { evalKey, evaluated, spans: { close: [], open: [] }, flipRows: [], flips: [] };
+  const out: NightVerdicts = { evalKey, evaluated, spans: { close: [], open: [] }, flipRows: [], flips: [], usageFlipRows: [], usageFlips: [] };
   if (!evaluated) return out;
 
   const fallback = kind === 'rules' && rules.fromFallback && previous?.lastGood ? await reads.body(previous.lastGood.body) : null;
@@ -53,7 +59,8 @@ export async function nightVerdicts(input: SiteNightInput, answer: NightAnswer, 
       const key = spanKey(target.trackedUrlId, agent.id);
       const held = inForce.get(key);
       inForce.delete(key);
-      if (held && sameVerdict(held, verdict)) continue;
+      const usage = spanUsage(verdict.usage, held, runAt);
+      if (held && sameVerdict(held, verdict, usage)) continue;
       if (held) out.spans.close.push(closed(held, input));
       out.spans.open.push({
         trackedUrlId: target.trackedUrlId,
@@ -66,10 +73,12 @@ export async function nightVerdicts(input: SiteNightInput, answer: NightAnswer, 
         ruleLine: verdict.rule?.line ?? null,
         parserProfile: verdict.parser?.profile ?? null,
         parserAllowed: verdict.parser?.allowed ?? null,
+        ...usage,
       });
       // A replayed night cuts the span in force into before it, itself (up to the next night),
       // and, when the span went on past the next night, the rest of it.
       if (held && next && (held.toRunId === null || held.toRunId !== next.runId)) out.spans.open.push({ ...held, validFrom: next.runAt, fromRunId: next.runId });
+      if (held) usageFlipsOf(out, input, target, agent, held, verdict.allowed, usage);
       if (!held || held.allowed === verdict.allowed) continue;
       const ruleBefore = (await evaluatorBefore())(target.url, agent.token).rule;
       const cause = changes.flipCause;
@@ -92,13 +101,22 @@ export async function nightVerdicts(input: SiteNightInput, answer: NightAnswer, 
   return out;
 }
 
-function sameVerdict(held: VerdictSpan, verdict: PolicyVerdict): boolean {
+function sameVerdict(held: VerdictSpan, verdict: PolicyVerdict, usage: SpanUsage): boolean {
   return (
     held.allowed === verdict.allowed &&
     held.ruleLine === (verdict.rule?.line ?? null) &&
     held.parserProfile === (verdict.parser?.profile ?? null) &&
-    held.parserAllowed === (verdict.parser?.allowed ?? null)
+    held.parserAllowed === (verdict.parser?.allowed ?? null) &&
+    sameUsage(held, usage)
   );
+}
+
+/** The usage flips of one URL x agent (usage.ts, D-15), as stored and as the alert rules read them. */
+function usageFlipsOf(out: NightVerdicts, input: SiteNightInput, target: SiteNightInput['targets'][number], agent: SiteNightInput['targets'][number]['agents'][number], held: VerdictSpan, allowed: boolean, usage: SpanUsage): void {
+  for (const c of preferenceChanges(held, held.allowed, usage, allowed)) {
+    out.usageFlipRows.push({ runId: input.runId, siteId: input.siteId, trackedUrlId: target.trackedUrlId, userAgentId: agent.id, ...c });
+    out.usageFlips.push({ url: target.url, agent: agent.token, agentFamily: agentFamilyOrOther(agent.family), isRoot: target.isRoot, ...c });
+  }
 }
 
 const closed = (held: VerdictSpan, { runAt, runId }: Pick<SiteNightInput, 'runAt' | 'runId'>) => ({

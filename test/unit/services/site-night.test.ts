@@ -275,19 +275,19 @@ describe('what decides the verdicts changed: they are evaluated again', () => {
     // the targets hash. Its two versions first: a change to either re-evaluates every site on
     // purpose, and changes every key below.
     expect({ ENGINE_VERSION, PARSER_VERDICTS_KEY }, 'the keys below were computed with these: update them with these').toEqual({
-      ENGINE_VERSION: 2,
+      ENGINE_VERSION: 3,
       PARSER_VERDICTS_KEY: 'b0cdf08ed234a484',
     });
     // rules, OPEN (sha256 efc4db54...dee3355a), targets()
-    expect(await firstNightKey({ outcome: 'ok', body: OPEN })).toBe('3681efd149d7c07693a98c11079cfefe');
+    expect(await firstNightKey({ outcome: 'ok', body: OPEN })).toBe('9a563702ef4a9f6662d232231389f020');
     // rules, CLOSED (sha256 e4b70f02...11d2b0b2), targets()
-    expect(await firstNightKey({ outcome: 'ok', body: CLOSED })).toBe('28be9c89ec2333753e845e0eb8cecb5a');
+    expect(await firstNightKey({ outcome: 'ok', body: CLOSED })).toBe('ce0d14b445313b748dc8d00d28d57e3a');
     // rules, OPEN, targets([GOOGLEBOT])
-    expect(await firstNightKey({ outcome: 'ok', body: OPEN }, [GOOGLEBOT])).toBe('d8fcfd141ac97ed035ecba4727c4a3bf');
+    expect(await firstNightKey({ outcome: 'ok', body: OPEN }, [GOOGLEBOT])).toBe('78c6f4fbb2a2c1d05189d8e22e19ec84');
     // allow_all (a 404, R-12), no rules body ("-"), targets()
-    expect(await firstNightKey({ outcome: 'unavailable', status: 404 })).toBe('5da51dd8aa38943eaf10ecfa3cbe9bc0');
+    expect(await firstNightKey({ outcome: 'unavailable', status: 404 })).toBe('99593e16ae9084ad92d894b02fe3c99a');
     // disallow_all (a 503, R-13), no rules body ("-"), targets()
-    expect(await firstNightKey({ outcome: 'server_error', status: 503 })).toBe('a6d72d061a62696af10f230cc3a87ed6');
+    expect(await firstNightKey({ outcome: 'server_error', status: 503 })).toBe('ec0c179525ea9f9fba42b74f86caca2f');
   });
 });
 
@@ -378,5 +378,75 @@ describe('alerts of a night, from its change and its flips', () => {
       [10, GPTBOT.id, false],
       [11, GPTBOT.id, false],
     ]);
+  });
+});
+
+describe('usage preferences night by night (docs/usage-preferences.md, D-15)', () => {
+  const SIGNAL = (train: 'yes' | 'no') => `User-agent: *\nContent-Signal: search=yes, ai-train=${train}\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /products/\n`;
+  const open = (t: Timeline) => t.spans.filter((s) => s.validTo === null);
+
+  it('ai-train=yes to ai-train=no: one ai_training_refused alert listing every URL x agent it refuses, a flip row each', async () => {
+    const t = new Timeline();
+    const first = await t.night(0, { outcome: 'ok', body: SIGNAL('yes') });
+    // A first night is a baseline: the preferences are stored, nothing flips.
+    expect(first.usageFlips).toEqual([]);
+    expect(open(t).map((s) => [s.trackedUrlId, s.userAgentId, s.usageSearch, s.usageAiTrain, s.usageAiInput, s.usageRead])).toEqual([
+      [10, GOOGLEBOT.id, true, true, null, true],
+      [10, GPTBOT.id, null, null, null, true],
+      [11, GOOGLEBOT.id, true, true, null, true],
+      // GPTBot may not fetch /products/a (D-9): no preference.
+      [11, GPTBOT.id, null, null, null, true],
+    ]);
+    await t.night(1, { outcome: 'ok', body: SIGNAL('yes') });
+    const night = await t.night(2, { outcome: 'ok', body: SIGNAL('no') });
+    expect(night.usageFlips.map((f) => [f.trackedUrlId, f.userAgentId, f.purpose, f.from, f.to, f.ruleAfter?.line, f.ruleAfter?.value])).toEqual([
+      [10, GOOGLEBOT.id, 'ai-train', 'allowed', 'refused', 2, 'search=yes, ai-train=no'],
+      [11, GOOGLEBOT.id, 'ai-train', 'allowed', 'refused', 2, 'search=yes, ai-train=no'],
+    ]);
+    expect(night.flips).toEqual([]);
+    const usageAlerts = night.alerts.filter((a) => a.kind.startsWith('ai_training'));
+    expect(usageAlerts.map((a) => [a.kind, a.severity, a.title])).toEqual([
+      ['ai_training_refused', 'info', `AI training refused on ${ORIGIN}: 2 tracked URLs (line 2: search=yes, ai-train=no)`],
+    ]);
+    expect(usageAlerts[0]!.details.usageFlipsTotal).toBe(2);
+    // Since carries while the preference stays; search kept its night-0 `since`, ai-train starts tonight.
+    const rules = open(t).find((s) => s.trackedUrlId === 10 && s.userAgentId === GOOGLEBOT.id)!.usageRules!;
+    expect([rules.search?.since, rules['ai-train']?.since]).toEqual([at(0).toISOString(), at(2).toISOString()]);
+  });
+
+  it('the same preferences again: no span opens, nothing is evaluated', async () => {
+    const t = new Timeline();
+    await t.night(0, { outcome: 'ok', body: SIGNAL('no') });
+    const same = await t.night(1, { outcome: 'ok', body: SIGNAL('no') });
+    expect(same.evaluated).toBe(false);
+    expect(same.spans).toEqual({ close: [], open: [] });
+  });
+
+  it('a span written before preferences were read (migration 0020) takes them in without a flip', async () => {
+    const t = new Timeline();
+    await t.night(0, { outcome: 'ok', body: OPEN });
+    for (const s of t.spans) Object.assign(s, { usageRead: false });
+    const night = await t.night(1, { outcome: 'ok', body: SIGNAL('no') });
+    expect(night.usageFlips).toEqual([]);
+    expect(night.alerts.map((a) => a.kind)).not.toContain('ai_training_refused');
+    expect(open(t).find((s) => s.trackedUrlId === 10 && s.userAgentId === GOOGLEBOT.id)).toMatchObject({ usageAiTrain: false, usageRead: true });
+  });
+
+  it('a line removed: usage_preference_withdrawn; a URL closed to the crawler: its crawl flip only', async () => {
+    const t = new Timeline();
+    await t.night(0, { outcome: 'ok', body: SIGNAL('no') });
+    const removed = await t.night(1, { outcome: 'ok', body: 'User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /products/\n' });
+    expect(removed.usageFlips.map((f) => [f.trackedUrlId, f.purpose, f.from, f.to])).toEqual([
+      [10, 'search', 'allowed', 'unknown'],
+      [10, 'ai-train', 'refused', 'unknown'],
+      [11, 'search', 'allowed', 'unknown'],
+      [11, 'ai-train', 'refused', 'unknown'],
+    ]);
+    expect(removed.alerts.filter((a) => a.kind === 'usage_preference_withdrawn')).toHaveLength(1);
+    const t2 = new Timeline();
+    await t2.night(0, { outcome: 'ok', body: SIGNAL('no') });
+    const closed = await t2.night(1, { outcome: 'ok', body: SIGNAL('no').replace('Disallow: /private/', 'Disallow: /products/') });
+    expect(closed.usageFlips).toEqual([]);
+    expect(closed.flips.map((f) => [f.trackedUrlId, f.userAgentId, f.toAllowed])).toEqual([[11, GOOGLEBOT.id, false]]);
   });
 });

@@ -85,7 +85,7 @@ describe('Content-Usage (draft-ietf-aipref-attach-05 §3, vocab-08 §6) (D-10, D
   it('names the deciding line, the label and the document that defines it', () => {
     const robots = parseRobotsTxt('User-agent: *\nContent-Signal: search=yes\nContent-Usage: / train-ai=n\n');
     const { usage } = usageAsCrawler(robots, 'https://example.com/', 'Bot');
-    expect(usage['ai-train']).toEqual({ preference: 'refused', line: 3, mechanism: 'content-usage', label: 'train-ai', definedBy: 'draft-ietf-aipref-vocab-08' });
+    expect(usage['ai-train']).toEqual({ preference: 'refused', line: 3, mechanism: 'content-usage', label: 'train-ai', definedBy: 'draft-ietf-aipref-vocab-08', value: '/ train-ai=n' });
     expect(usage.search).toMatchObject({ preference: 'allowed', line: 2, mechanism: 'content-signal', label: 'search' });
   });
 

@@ -8,7 +8,7 @@ import { jsonbTextBytes } from '../../../../src/services/alerting/alert-bounds.j
 import { MAX_ALERT_DETAILS_BYTES, MAX_ALERT_TITLE_CHARS, MAX_DIFF_LINE_CHARS, MAX_SITEMAPS_PER_ALERT, MAX_TITLE_NAMES } from '../../../../src/services/alerting/size-limits.js';
 import { ALERT_RULES, MAX_AGENTS_PER_ALERT, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT, alertDedupeKey } from '../../../../src/services/alerting/alert-rules.js';
 import { ALERT_KINDS } from '../../../../src/night/vocabulary.js';
-import type { AlertDetails, ChallengeChange, FlappingChange, SiteNightChange, VerdictFlip } from '../../../../src/night/alerts.js';
+import type { AlertDetails, ChallengeChange, FlappingChange, SiteNightChange, UsageFlip, VerdictFlip } from '../../../../src/night/alerts.js';
 import type { AlertKind } from '../../../../src/night/vocabulary.js';
 import { alertsOfNight, type NightWithoutTransitions } from '../../../helpers/night-alerts.js';
 
@@ -163,7 +163,62 @@ const SCENARIOS: Record<AlertKind, { yields: NightWithoutTransitions; nearMiss: 
     nearMiss: { ...night(), flapping: flappingChange({ event: 'continues' }) },
     nearMissIs: 'a flapping night that did not settle',
   },
+  ai_training_refused: {
+    yields: usageNight([usageFlip('ai-train', 'allowed', 'refused')]),
+    nearMiss: usageNight([usageFlip('ai-train', 'refused', 'allowed')]),
+    nearMissIs: 'AI training allowed, not refused',
+  },
+  ai_training_allowed: {
+    yields: usageNight([usageFlip('ai-train', 'unknown', 'allowed')]),
+    nearMiss: usageNight([usageFlip('ai-input', 'unknown', 'allowed')]),
+    nearMissIs: 'another purpose allowed',
+  },
+  ai_input_refused: {
+    yields: usageNight([usageFlip('ai-input', 'unknown', 'refused')]),
+    nearMiss: { ...usageNight([usageFlip('ai-input', 'unknown', 'refused')]), change: { ...night().change, policyTo: 'allow_all', policyReasonTo: 'R-12', outcomeTo: 'unavailable' } },
+    nearMissIs: 'a policy transition night (its alert explains every change)',
+  },
+  ai_input_allowed: {
+    yields: usageNight([usageFlip('ai-input', 'refused', 'allowed')]),
+    nearMiss: { ...usageNight([usageFlip('ai-input', 'refused', 'allowed')]), flapping: flappingChange({ event: 'continues' }) },
+    nearMissIs: 'a flapping night',
+  },
+  search_use_refused: {
+    yields: usageNight([usageFlip('search', 'allowed', 'refused')]),
+    nearMiss: usageNight([usageFlip('ai-train', 'allowed', 'refused')]),
+    nearMissIs: 'another purpose refused',
+  },
+  search_use_allowed: {
+    yields: usageNight([usageFlip('search', 'refused', 'allowed')]),
+    nearMiss: usageNight([usageFlip('search', 'refused', 'unknown')]),
+    nearMissIs: 'search no longer stated (withdrawn), not allowed',
+  },
+  usage_preference_withdrawn: {
+    yields: usageNight([usageFlip('ai-train', 'refused', 'unknown')]),
+    nearMiss: usageNight([]),
+    nearMissIs: 'a night with no usage change',
+  },
 };
+
+function usageFlip(purpose: UsageFlip['purpose'], from: UsageFlip['from'], to: UsageFlip['to']): UsageFlip {
+  const rule = (v: string) => ({ line: 3, mechanism: 'content-signal' as const, label: purpose, value: `search=yes, ${purpose}=${v}`, since: '2026-01-02T03:00:00.000Z' });
+  return {
+    url: `${ORIGIN}/`,
+    agent: 'SomeBot',
+    agentFamily: 'other',
+    isRoot: true,
+    purpose,
+    from,
+    to,
+    ruleBefore: from === 'unknown' ? null : rule(from === 'allowed' ? 'yes' : 'no'),
+    ruleAfter: to === 'unknown' ? null : rule(to === 'allowed' ? 'yes' : 'no'),
+  };
+}
+
+function usageNight(usageFlips: UsageFlip[]): NightWithoutTransitions {
+  const after = 'User-agent: *\nContent-Signal: ai-train=no\nAllow: /\n';
+  return { ...bodyChange(after.replace('no', 'yes'), after), usageFlips };
+}
 
 function flappingChange(partial: Partial<FlappingChange>): FlappingChange {
   return {
