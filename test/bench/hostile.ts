@@ -9,7 +9,8 @@
  * (~8,300 rules such as `Disallow: /*a*a*a*a*a*a*a*a*a*a*aaa*aa$`, the issue's), `wildcard-groups`
  * (50 named groups beside `*`, 8,500 distinct wildcard rules), `many-agents` (one group of 15,000
  * user-agents over 27,000 rules), `agent-groups` (14,000 one-agent groups with a Crawl-delay, all
- * renamed between two versions), `sitemaps` (9,000 Sitemap lines, all changed). The URL checked
+ * renamed between two versions), `sitemaps` (9,000 Sitemap lines, all changed), `usage-lines` (issue 28:
+ * ~7,000 Content-Usage lines with wildcard paths, `train-ai` flipped between versions). The URL checked
  * has a 300-character path.
  *
  * Method: the current sources are built (`npm run build`); with `--before`, the ref is checked out
@@ -34,7 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { databaseUrl } from '../helpers/test-db.js';
-import { manyAgentGroups, manyAgentsOneGroup, manySitemaps, wildcardGroups, wildcardRules } from '../helpers/hostile-bodies.js';
+import { manyAgentGroups, manyAgentsOneGroup, manySitemaps, wildcardGroups, wildcardRules, wildcardUsageLines } from '../helpers/hostile-bodies.js';
 import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
 import { afterSide, beforeSide, processCpuMs } from './bench-sides.js';
 import type { Side } from './bench-sides.js';
@@ -76,6 +77,7 @@ function hostileFiles(): Record<string, [Uint8Array, Uint8Array]> {
     'many-agents': [manyAgentsOneGroup(), manyAgentsOneGroup(14_000, 27_000, 'z')],
     'agent-groups': [manyAgentGroups('x'), manyAgentGroups('y')],
     sitemaps: [manySitemaps('a'), manySitemaps('b')],
+    'usage-lines': [wildcardUsageLines('y'), wildcardUsageLines('n')],
     plain: [new TextEncoder().encode('User-agent: *\nDisallow: /private/\n'), new TextEncoder().encode('User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n')],
   };
 }

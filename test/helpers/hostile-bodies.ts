@@ -97,6 +97,23 @@ export function wildcardRules(bytes = GOOGLE_CUT_BYTES - 200): Uint8Array {
 }
 
 /**
+ * Issue 28: the wildcard file's shape as usage preferences: one `*` group of ~7,000
+ * `Content-Usage` lines with wildcard paths (`Content-Usage: /*a*a*...*aaa$ train-ai=n`), each
+ * matched against every path checked, as Disallow rules are; `value` changes between versions.
+ */
+export function wildcardUsageLines(value: 'y' | 'n', bytes = GOOGLE_CUT_BYTES - 200): Uint8Array {
+  const lines = ['User-agent: *'];
+  let size = lines[0]!.length + 1;
+  for (let i = 0; ; i++) {
+    const line = `Content-Usage: /*${'a*'.repeat(10)}${'a'.repeat(3 + (i % 5))}*${'a'.repeat(2 + (i % 4))}$ train-ai=${value}, search=y`;
+    if (size + line.length + 1 > bytes) break;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return new TextEncoder().encode(lines.join('\n') + '\n');
+}
+
+/**
  * The same shape with every rule distinct, in 50 groups that each name a crawler beside `*`: what
  * lint's star-rule gaps and the semantic diff compare group against group.
  */
