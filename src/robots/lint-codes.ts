@@ -70,6 +70,11 @@ export const LINT_CODES = {
     description: 'Two lines of one group, of the same mechanism and path, give a purpose different values; the refusal wins (D-13, vocab-08 §5.1).',
   },
   'usage-no-path': { severity: 'info', description: 'A Content-Usage line without a path (the form of draft-ietf-aipref-attach-00); it is read as applying to `/`, every path (D-10).' },
+  'usage-contradicts-crawl': {
+    severity: 'info',
+    description:
+      'An AI-training preference the crawl rules contradict for catalogued AI-training crawlers: allowed for a path they may not fetch, or refused by `*` while they may crawl the root (D-14; it needs the crawler catalogue: `robots-audit lint`, test-draft and the dashboard add it, src/crawlers/usage-lint.ts).',
+  },
   'unknown-key': { severity: 'info', description: 'A key no parser of Google uses; the line is ignored (T4, R5).' },
   'unsupported-key': { severity: 'info', description: 'A key Google recognises but ignores: crawl-delay, host, noindex, clean-param, ... (R6). Content-Signal and Content-Usage lines are read as usage preferences: the `usage-*` codes speak of them.' },
   'empty-rule-value': { severity: 'info', description: 'An allow/disallow with no path; it has no effect, so an empty Disallow allows everything (R-50, T23).' },
