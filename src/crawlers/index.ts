@@ -19,3 +19,4 @@ export { ParserVerdictReader, PARSER_VERDICTS_KEY, otherParserOf, parserVerdictT
 export type { OtherParser, ParserVerdict } from './parser-verdicts.js';
 export { usageOfExplained, usageAsCrawler } from './usage-verdicts.js';
 export { lintWithCrawlers, usageContradictions, MAX_USAGE_CONTRADICTION_CHECKS } from './usage-lint.js';
+export { statesUsage, purposeAnswerText, usageAnswerLines } from './usage-verdicts.js';
