@@ -70,7 +70,7 @@ function lineFindings(line: UsageLine, out: UsageFinding[]): void {
         add('usage-no-path', `${written} gives no path (the form of draft-ietf-aipref-attach-00): it is read as applying to "/", every path (D-10). draft-ietf-aipref-attach-05 §3 writes the path first, e.g. "Content-Usage: / ${quote(line.value)}".`);
         break;
       case 'retired-label':
-        add('usage-unknown-label', retiredMessage(problem));
+        add('usage-unknown-label', `${written}: ${retiredMessage(problem)}`);
         break;
       case 'unknown-label':
         unknown.push(problem.label);
@@ -83,7 +83,7 @@ function lineFindings(line: UsageLine, out: UsageFinding[]): void {
         break;
     }
   }
-  if (unknown.length > 0) add('usage-unknown-label', unknownMessage(line.mechanism, unknown));
+  if (unknown.length > 0) add('usage-unknown-label', `${written}: ${unknownMessage(line.mechanism, unknown)}`);
   if (badValues.length > 0) {
     const allowedValues = line.mechanism === 'content-signal' ? 'yes or no' : 'the tokens y or n';
     add('usage-bad-value', `${written}: ${named(badValues)}. ${USAGE_KEY_NAMES[line.mechanism]} values are ${allowedValues}; any other leaves that preference unknown on this line (D-12).`);

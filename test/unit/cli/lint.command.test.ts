@@ -44,6 +44,12 @@ describe('lint: usage preferences (issue 28)', () => {
     ]);
     expect(run.code).toBe(1);
   });
+
+  it('a control character in a quoted value is shown as a marker, never written', async () => {
+    const run = await runCli(['lint', '-'], { stdin: 'User-agent: *\nContent-Signal: ai-train=n\u001b[2J\n' });
+    expect(run.stdout).toMatch(/^2:warning:usage-bad-value: "Content-Signal: ai-train=n<U\+001B>\[2J": "ai-train=n<U\+001B>\[2J"\./m);
+    expect(run.stdout).not.toContain('\u001b');
+  });
 });
 
 describe('lint: exit code', () => {

@@ -111,12 +111,12 @@ describe('what is not a conflict (D-13: same group, same mechanism, same path)',
 
 describe('messages quote the line and say what to write', () => {
   it.each([
-    ['User-agent: *\nContent-Usage: / genai=n\n', 'usage-unknown-label', /^"genai" is a label of draft-ietf-aipref-vocab-01, which draft-ietf-aipref-vocab-08 no longer defines: it is ignored \(§6\.4\)\. Write "train-ai" instead\.$/],
+    ['User-agent: *\nContent-Usage: / genai=n\n', 'usage-unknown-label', /^"Content-Usage: \/ genai=n": "genai" is a label of draft-ietf-aipref-vocab-01, which draft-ietf-aipref-vocab-08 no longer defines: it is ignored \(§6\.4\)\. Write "train-ai" instead\.$/],
     ['User-agent: *\nContent-Usage: / train-genai=n\n', 'usage-unknown-label', /draft-ietf-aipref-vocab-02 to -03.*Write "train-ai" instead/],
     ['User-agent: *\nContent-Usage: / bots=n\n', 'usage-unknown-label', /draft-ietf-aipref-vocab-03 to -04.*has no label for it: remove it\./],
     ['User-agent: *\nContent-Usage: / ai-train=n\n', 'usage-unknown-label', /"ai-train" is the Content-Signal label, write "train-ai"/],
     ['User-agent: *\nContent-Signal: ai-use=no\n', 'usage-unknown-label', /not a label of Content Signals \(search, ai-train, ai-input\).*"ai-use" is the Content-Usage label, write "ai-input"/],
-    ['User-agent: *\nContent-Signal: a=yes, b=yes, c=yes, d=yes, e=yes\n', 'usage-unknown-label', /^"a", "b", "c" and 2 more are not labels/],
+    ['User-agent: *\nContent-Signal: a=yes, b=yes, c=yes, d=yes, e=yes\n', 'usage-unknown-label', /^"Content-Signal: a=yes, b=yes, c=yes, d=yes, e=yes": "a", "b", "c" and 2 more are not labels/],
     ['User-agent: *\nContent-Signal: ai-train=n\n', 'usage-bad-value', /^"Content-Signal: ai-train=n": "ai-train=n"\. Content-Signal values are yes or no/],
     ['User-agent: *\nContent-Signal: ai-train\n', 'usage-bad-value', /"ai-train" has no value/],
     ['User-agent: *\nContent-Usage: / train-ai="n"\n', 'usage-bad-value', /the value of "train-ai" is not a token\. Content-Usage values are the tokens y or n/],
