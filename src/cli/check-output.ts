@@ -10,6 +10,8 @@ import type { CliIo } from './io.js';
 
 /** Width of the verdict column: the longest word, `disallowed`. */
 const VERDICT_WIDTH = 'disallowed'.length;
+/** Where a detail line starts: under what follows the verdict column. */
+const DETAIL_INDENT = ' '.repeat(VERDICT_WIDTH + 2);
 
 export interface CheckOutput {
   io: CliIo;
@@ -26,6 +28,8 @@ export interface Verdict {
   reason: string;
   /** What the JSON object says after the input, the URL and the agent, in that order. */
   fields: Readonly<Record<string, unknown>>;
+  /** Further text lines under the verdict's, indented to its URL (the usage preferences, issue 28). */
+  details?: readonly string[];
 }
 
 /** No verdict for this URL and agent (the library raised on it), and why. */
@@ -64,11 +68,12 @@ export function writeVerdicts(output: CheckOutput, inputs: readonly string[], ua
         writeCheckError(output, input, answer.error);
         continue;
       }
-      output.io.stdout.write(
-        output.json
-          ? `${JSON.stringify({ input, url, ua, ...answer.fields })}\n`
-          : `${terminalText(`${(answer.allowed ? 'allowed' : 'disallowed').padEnd(VERDICT_WIDTH)}  ${showAgent ? `${ua}  ` : ''}${url}  (${answer.reason})`)}\n`,
-      );
+      if (output.json) {
+        output.io.stdout.write(`${JSON.stringify({ input, url, ua, ...answer.fields })}\n`);
+        continue;
+      }
+      const details = (answer.details ?? []).map((d) => `${DETAIL_INDENT}${d}\n`).join('');
+      output.io.stdout.write(terminalText(`${(answer.allowed ? 'allowed' : 'disallowed').padEnd(VERDICT_WIDTH)}  ${showAgent ? `${ua}  ` : ''}${url}  (${answer.reason})\n${details}`));
     }
   }
   return failed;

@@ -18,3 +18,5 @@ export type { FollowedGroup, FollowedGroupRule, CrawlerExplanation } from './fol
 export { ParserVerdictReader, PARSER_VERDICTS_KEY, otherParserOf, parserVerdictText } from './parser-verdicts.js';
 export type { OtherParser, ParserVerdict } from './parser-verdicts.js';
 export { usageOfExplained, usageAsCrawler } from './usage-verdicts.js';
+export { lintWithCrawlers, usageContradictions, MAX_USAGE_CONTRADICTION_CHECKS } from './usage-lint.js';
+export { statesUsage, purposeAnswerText, usageAnswerLines } from './usage-verdicts.js';

@@ -2,10 +2,12 @@
  * What a crawler is told about the use of a URL's content (docs/usage-preferences.md): the
  * preferences of the group it follows as it follows it for Allow/Disallow (D-7: its own group,
  * a further product token's, `*`, or none when it ignores `*`), and none for a URL it may not
- * fetch (D-9). Pure.
+ * fetch (D-9). And the answer in words, as `check` and `explain` write it beside the verdict. Pure.
  */
-import { decideUsage, NO_PREFERENCES, NOT_CRAWLABLE_ANSWER } from '../robots/index.js';
-import type { RobotsTxt, UsageAnswer } from '../robots/index.js';
+// The usage modules, not the engine's index: `check` loads this, and never the linter.
+import { decideUsage, NO_PREFERENCES, NOT_CRAWLABLE_ANSWER, USAGE_KEY_NAMES, USAGE_PURPOSES, usageLinesOf, writtenValue } from '../robots/usage/index.js';
+import type { PurposeAnswer, UsageAnswer, UsagePurpose } from '../robots/usage/index.js';
+import type { RobotsTxt } from '../robots/parse.js';
 import type { CrawlerExplanation } from './followed-group.js';
 import { explainAsCrawler } from './followed-group.js';
 
@@ -20,4 +22,28 @@ export function usageOfExplained(robots: RobotsTxt, explained: CrawlerExplanatio
 export function usageAsCrawler(robots: RobotsTxt, url: string, userAgent: string): { explained: CrawlerExplanation; usage: UsageAnswer } {
   const explained = explainAsCrawler(robots, url, userAgent);
   return { explained, usage: usageOfExplained(robots, explained) };
+}
+
+/** Whether a file states any usage preference (a Content-Signal or Content-Usage line, in a group or not). */
+export function statesUsage(robots: RobotsTxt): boolean {
+  return robots.hasUsageLines && usageLinesOf(robots).all.length > 0;
+}
+
+/** One purpose in words: `ai-train: refused (line 3, Content-Signal ai-train=no, Content Signals ...)`. */
+export function purposeAnswerText(purpose: UsagePurpose, answer: PurposeAnswer): string {
+  if (answer.preference === 'not-crawlable') return `${purpose}: not crawlable`;
+  if (answer.line === null || answer.mechanism === null) return `${purpose}: ${answer.preference} (no line states it)`;
+  const written = `${USAGE_KEY_NAMES[answer.mechanism]} ${answer.label}=${writtenValue(answer.mechanism, answer.preference === 'allowed')}`;
+  return `${purpose}: ${answer.preference} (line ${answer.line}, ${written}, ${answer.definedBy})`;
+}
+
+/**
+ * The answer in words, one line a purpose; a URL the crawler may not fetch is one line (D-9:
+ * no preference applies to it).
+ */
+export function usageAnswerLines(usage: UsageAnswer): string[] {
+  if (USAGE_PURPOSES.every((p) => usage[p].preference === 'not-crawlable')) {
+    return ['usage: not crawlable (no preference applies to a URL the crawler may not fetch, D-9)'];
+  }
+  return USAGE_PURPOSES.map((p) => purposeAnswerText(p, usage[p]));
 }

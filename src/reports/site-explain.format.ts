@@ -9,6 +9,7 @@ import { formatNight, plural } from './site-text.js';
 import { ruleLine } from '../robots/diff.js';
 import { CHALLENGE_VENDOR_NAMES, type ChallengeVendor } from '../http/challenge.js';
 import { parserVerdictText } from '../crawlers/parser-verdicts.js';
+import { usageAnswerLines } from '../crawlers/usage-verdicts.js';
 
 const night = (at: Date, runKey: string) => `${formatNight(at)} (run ${runKey})`;
 
@@ -89,6 +90,12 @@ export function formatExplanation(x: SiteExplanation): string {
   out.push(`  deciding line: ${decidingText(x)}`);
   const group = groupText(x);
   if (group !== null) out.push(`  group: ${group}`);
+  if (x.usageStated) {
+    // Issue 28: beside the verdict, what the file states of each use of the content (D-7..D-13).
+    const usage = usageAnswerLines(x.usage);
+    if (usage.length === 1) out.push(`  ${usage[0]}`);
+    else out.push('  usage:', ...usage.map((l) => `    ${l}`));
+  }
   if (x.followed?.rule === 'further-token') out.push(`  ${x.crawlerRule}: the file has no group of its own for it (R-42)`);
   else if (x.followedAgent.toLowerCase() !== x.userAgent.toLowerCase()) out.push(`  ${x.userAgent} follows the ${x.followedAgent} group: the file has none of its own (R-42)`);
   if (x.robotsTxtNote !== null) out.push(`  robots.txt use: ${x.robotsTxtNote}`);
@@ -121,6 +128,8 @@ export function explanationJson(x: SiteExplanation) {
     decidedBy: x.verdict.decidedBy,
     rule: x.verdict.rule,
     group: x.verdict.group,
+    /** Per purpose: {preference: allowed | refused | unknown | not-crawlable, line, mechanism, label, definedBy} (issue 28). */
+    usage: x.usage,
     policy: {
       kind: s.policy,
       reason: s.policyReason,

@@ -16,6 +16,9 @@ import { isInScope } from '../robots/origin.js';
 import { parseRobotsTxt } from '../robots/parse.js';
 import { isValidUserAgentToObey } from '../robots/user-agent.js';
 import { ParserVerdictReader } from '../crawlers/parser-verdicts.js';
+import { statesUsage, usageOfExplained } from '../crawlers/usage-verdicts.js';
+import { NO_PREFERENCES, NOT_CRAWLABLE_ANSWER } from '../robots/usage/index.js';
+import type { UsageAnswer } from '../robots/usage/index.js';
 import type { ParserVerdict } from '../crawlers/parser-verdicts.js';
 import type { Queryable } from './site-errors.js';
 import { SiteReportError } from './site-errors.js';
@@ -83,6 +86,13 @@ export interface SiteExplanation {
   parserVerdict: ParserVerdict | null;
   state: SitePolicyState;
   verdict: ExplainVerdict;
+  /**
+   * The usage preference of each purpose for this crawler and URL (issue 28, D-7..D-13): every
+   * purpose `not-crawlable` when it may not fetch the URL (D-9), `unknown` under a full allow.
+   */
+  usage: UsageAnswer;
+  /** Whether the rules body has Content-Signal or Content-Usage lines (the text shows the preferences only then). */
+  usageStated: boolean;
 }
 
 interface StateRow extends NightPolicyRow {
@@ -187,6 +197,9 @@ export function explainUnderState(input: ExplainState & { site: SiteRef; url: st
       parserVerdict: null,
       state,
       verdict: { allowed: state.policy === 'allow_all', decidedBy: 'policy', rule: null, group: null, engineReason: null },
+      // D-9: a full disallow leaves nothing crawlable; a full allow (no file) states nothing.
+      usage: state.policy === 'allow_all' ? NO_PREFERENCES : NOT_CRAWLABLE_ANSWER,
+      usageStated: false,
     };
   }
   // A rules policy always names its body; were it missing, it reads as an empty file (as the nightly evaluator does).
@@ -214,6 +227,8 @@ export function explainUnderState(input: ExplainState & { site: SiteRef; url: st
       group: { kind: e.group.kind, userAgents },
       engineReason: e.reason,
     },
+    usage: usageOfExplained(robots, e),
+    usageStated: statesUsage(robots),
   };
 }
 

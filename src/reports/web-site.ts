@@ -7,9 +7,10 @@
 import type pg from 'pg';
 import { describeRobotsDiff } from '../robots/diff.js';
 import type { RobotsDiff } from '../robots/diff.js';
-import { lintRobotsTxt, parseRobotsTxt } from '../robots/index.js';
+import { lintAndParse, parseRobotsTxt } from '../robots/index.js';
 import type { Diagnostic } from '../robots/index.js';
 import { followedGroup, followedGroupText } from '../crawlers/followed-group.js';
+import { lintWithCrawlers } from '../crawlers/usage-lint.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
 import type { FactBasis } from '../crawlers/crawler-rules.js';
 import type { ParserProfileName } from '../robots/profiles/index.js';
@@ -149,7 +150,7 @@ export interface SiteFileAnalysis {
  */
 export function analyseSiteFile(input: SiteFileInput): SiteFileAnalysis {
   const rules = input.rulesContent ? parseRobotsTxt(input.rulesContent) : null;
-  const diagnostics = input.content ? lintRobotsTxt(input.content) : null;
+  const diagnostics = input.content ? lintWithCrawlers(lintAndParse(input.content)) : null;
   return {
     diagnostics: diagnostics?.slice(0, SITE_LINT_SHOWN) ?? null,
     diagnosticsTotal: diagnostics?.length ?? 0,

@@ -51,8 +51,32 @@ export const LINT_CODES = {
     severity: 'warning',
     description: 'A control, bidirectional or invisible character (U+202E, a zero-width space, ESC): the line does not read as a crawler reads it ("Trojan Source").',
   },
+  'usage-outside-group': {
+    severity: 'error',
+    description: 'A Content-Signal or Content-Usage line before the first user-agent line: it belongs to no group, so it applies to no crawler (D-8).',
+  },
+  'usage-unparsable': {
+    severity: 'error',
+    description: 'A Content-Usage value that is not an RFC 9651 Dictionary (an upper-case key, a missing or trailing comma): every preference of the line is unknown (D-12, draft-ietf-aipref-vocab-08 §6.5).',
+  },
+  'usage-unknown-label': {
+    severity: 'warning',
+    description: 'A preference label its vocabulary does not define (a label of an earlier draft-ietf-aipref-vocab revision is named, with what to write instead); it is ignored (D-12, vocab-08 §6.4).',
+  },
+  'usage-bad-value': { severity: 'warning', description: 'A preference value other than yes / no (Content-Signal) or the tokens y / n (Content-Usage); that preference is unknown (D-12).' },
+  'usage-duplicate-label': { severity: 'warning', description: 'The same purpose set twice on one line; the last value applies (D-12).' },
+  'usage-conflict': {
+    severity: 'warning',
+    description: 'Two lines of one group, of the same mechanism and path, give a purpose different values; the refusal wins (D-13, vocab-08 §5.1).',
+  },
+  'usage-no-path': { severity: 'info', description: 'A Content-Usage line without a path (the form of draft-ietf-aipref-attach-00); it is read as applying to `/`, every path (D-10).' },
+  'usage-contradicts-crawl': {
+    severity: 'info',
+    description:
+      'An AI-training preference the crawl rules contradict for catalogued AI-training crawlers: allowed for a path they may not fetch, or refused by `*` while they may crawl the root (D-14; it needs the crawler catalogue: `robots-audit lint`, test-draft and the dashboard add it, src/crawlers/usage-lint.ts).',
+  },
   'unknown-key': { severity: 'info', description: 'A key no parser of Google uses; the line is ignored (T4, R5).' },
-  'unsupported-key': { severity: 'info', description: 'A key Google recognises but ignores: crawl-delay, host, noindex, clean-param, ... (R6).' },
+  'unsupported-key': { severity: 'info', description: 'A key Google recognises but ignores: crawl-delay, host, noindex, clean-param, ... (R6). Content-Signal and Content-Usage lines are read as usage preferences: the `usage-*` codes speak of them.' },
   'empty-rule-value': { severity: 'info', description: 'An allow/disallow with no path; it has no effect, so an empty Disallow allows everything (R-50, T23).' },
   bom: { severity: 'info', description: 'The file starts with a UTF-8 byte-order mark; Google skips it (T45, R-22).' },
   comment: { severity: 'info', description: 'A comment (reported only with includeTrivia) (R4).', trivia: true },

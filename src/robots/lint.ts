@@ -19,6 +19,10 @@ import type { Diagnostic, Rule, UserAgentLine } from './types.js';
 import { GLOBAL_AGENT, agentToken } from './user-agent.js';
 import { codePointLabel, hiddenCharsIn } from './hidden-chars.js';
 import { ANY_CRAWLER, PORTABILITY_PROFILES, portabilityOf } from './profiles/portability.js';
+import { quote } from './lint-text.js';
+import { usageFindings } from './usage/usage-lint.js';
+import { usageLinesOf } from './usage/usage-preferences.js';
+import { USAGE_KEYS } from './usage/vocabulary.js';
 
 /** R-18: Google reads the first 500 KiB of a robots.txt and ignores the rest. */
 export const GOOGLE_MAX_ROBOTS_BYTES = 500 * 1024;
@@ -38,9 +42,6 @@ export interface LintOptions {
   /** The file's star-rule gaps when the caller has computed them already for these bytes (not computed again). */
   starRuleGaps?: StarRuleGaps;
 }
-
-/** Longest excerpt of a value quoted in a message. */
-const QUOTE_CHARS = 60;
 
 /** Lints a robots.txt body; diagnostics are sorted by line (stable within a line). */
 export function lintRobotsTxt(body: string | Uint8Array, options: LintOptions = {}): Diagnostic[] {
@@ -86,6 +87,8 @@ export function lintAndParse(body: string | Uint8Array, options: LintOptions = {
   const gaps = options.starRuleGaps ?? starRuleGaps(robots);
   groupChecks(robots, add, gaps);
   if (options.portability === true) portabilityChecks(bytes, robots, add);
+  // Content-Signal / Content-Usage lines: read from this scan's parse, and only when it holds some.
+  if (robots.hasUsageLines) for (const f of usageFindings(usageLinesOf(robots))) add(f.line, f.code, f.message);
   return { diagnostics: out.sort((a, b) => a.line - b.line), parsed: robots, starRuleGaps: gaps };
 }
 
@@ -229,9 +232,12 @@ function lineChecks(l: ScannedLine, ctx: LineContext, add: Add): void {
     case 'unknown':
       if (!ctx.html) add(l.line, 'unknown-key', `Unknown key ${key}; Google ignores this line.${hiddenCharacter(l.rawKey)}${suggestion(l.rawKey)}`);
       return;
-    case 'known-unsupported':
-      add(l.line, 'unsupported-key', unsupportedMessage(asciiLower(l.rawKey)));
+    case 'known-unsupported': {
+      const name = asciiLower(l.rawKey);
+      // Content-Signal / Content-Usage lines are read (src/robots/usage): the usage-* findings speak of them.
+      if (!USAGE_KEYS.has(name)) add(l.line, 'unsupported-key', unsupportedMessage(name));
       return;
+    }
     case 'user-agent':
       userAgentChecks(l, add);
       return;
@@ -416,8 +422,6 @@ const UNSUPPORTED_NOTES: Record<string, string> = {
   noindex: 'Google ignores noindex in robots.txt (unsupported since 2019): use a robots meta tag or an X-Robots-Tag header.',
   nofollow: 'Google ignores nofollow in robots.txt: use a robots meta tag or an X-Robots-Tag header.',
   noarchive: 'Google ignores noarchive in robots.txt: use a robots meta tag or an X-Robots-Tag header.',
-  'content-signal': 'Google ignores content-signal (content-use preferences, not a crawl rule).',
-  'content-usage': 'Google ignores content-usage (content-use preferences, not a crawl rule).',
 };
 
 function unsupportedMessage(key: string): string {
@@ -493,8 +497,4 @@ function editDistance(a: string, b: string, cap: number): number {
     prev = cur;
   }
   return Math.min(prev[b.length] as number, cap);
-}
-
-function quote(s: string): string {
-  return s.length <= QUOTE_CHARS ? s : `${s.slice(0, QUOTE_CHARS)}…`;
 }

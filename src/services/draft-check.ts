@@ -20,6 +20,7 @@ import { parseRobotsTxt } from '../robots/parse.js';
 import type { RobotsTxt } from '../robots/parse.js';
 import type { SelectedGroup } from '../robots/selected-group.js';
 import { followedGroup } from '../crawlers/followed-group.js';
+import { lintWithCrawlers } from '../crawlers/usage-lint.js';
 import { openedStarRuleGaps, starRuleGaps } from '../robots/star-rule-gaps.js';
 import type { StarRuleGap } from '../robots/star-rule-gaps.js';
 import type { Diagnostic } from '../robots/types.js';
@@ -363,7 +364,8 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     crawlers: diffCrawlerRules(lastGood, after, compared.crawlers),
     crawlersNotCompared: compared.notCompared,
     starGapsOpened,
-    lint: linted?.diagnostics ?? lintRobotsTxt(draft, { maxBytes: maxBodyBytes }),
+    // The crawler-aware finding (D-14) on the parse crawlers read: the draft, or its part before the cut.
+    lint: lintWithCrawlers({ diagnostics: linted?.diagnostics ?? lintRobotsTxt(draft, { maxBytes: maxBodyBytes }), parsed: after }),
     failOn: input.failOn,
     failing: alerts.some((a) => a.failing),
   };

@@ -15,6 +15,7 @@ import type { Explanation, RobotsTxt } from '../../robots/index.js';
 import { explainAsCrawler, followedGroupText } from '../../crawlers/followed-group.js';
 import type { CrawlerExplanation } from '../../crawlers/followed-group.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../../crawlers/crawler-rules.js';
+import { statesUsage, usageAnswerLines, usageOfExplained } from '../../crawlers/usage-verdicts.js';
 import { checkWithProfile, profileOption } from '../profile-check.js';
 import { writeVerdicts } from '../check-output.js';
 import type { CheckOutput, DecideVerdict } from '../check-output.js';
@@ -54,9 +55,15 @@ robots.txt to the fetches it makes (ChatGPT-User, Perplexity-User, Feedfetcher-G
 
 Output: one line per URL (per URL and agent with several --ua), e.g.
   disallowed  https://example.com/private/page  (line 5: Disallow: /private/ in group User-agent: Googlebot)
+When the file has Content-Signal or Content-Usage lines, the usage preference of each purpose
+(search, ai-train, ai-input) follows on lines of its own, with the line that decides it
+(docs/usage-preferences.md), e.g.
+              ai-train: refused (line 3, Content-Signal ai-train=no, Content Signals (...))
+and "usage: not crawlable" for a URL the crawler may not fetch.
 --json adds "followed" {rule: own|further-token|star|ignores-star|no-group, agent, source},
-"robotsTxt" (what the operator says of its use of robots.txt, or null) and "parser"
-{profile, basis: known|assumed|unknown, source} to each object.
+"robotsTxt" (what the operator says of its use of robots.txt, or null), "parser"
+{profile, basis: known|assumed|unknown, source} and "usage" {search, ai-train, ai-input: each
+{preference: allowed|refused|unknown|not-crawlable, line, mechanism, label, definedBy}} to each object.
 A URL that cannot be parsed prints an "error" line; the others are still evaluated and the
 exit code is 2. Exit code 0 otherwise, whatever the verdicts.
 `,
@@ -81,10 +88,18 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 /** Google's answer, as the agent's crawler decides by its documented crawler rules. */
 function crawlerVerdict(robots: RobotsTxt): DecideVerdict {
+  // Issue 28: the usage preferences beside the verdict, in text only for a file that states some.
+  const stated = statesUsage(robots);
   return (url, ua) => {
     const e = explainAsCrawler(robots, url, ua);
     const notes = [followedGroupText(ua, e.followed), robotsTxtUseText(ua)].filter((n) => n !== null);
-    return { allowed: e.allowed, reason: [reasonText(robots, e), ...notes].join('; '), fields: jsonFields(ua, e) };
+    const usage = usageOfExplained(robots, e);
+    return {
+      allowed: e.allowed,
+      reason: [reasonText(robots, e), ...notes].join('; '),
+      fields: { ...jsonFields(ua, e), usage },
+      ...(stated ? { details: usageAnswerLines(usage) } : {}),
+    };
   };
 }
 

@@ -46,6 +46,9 @@ The rule that applied is named with its source, and so are what the crawler's op
 its use of robots.txt and a parser other than Google's (known or assumed), with the verdict
 under that parser where it differs ("allowed by Google's parser; disallowed under
 scrapy-protego (known)").
+When the rules body has Content-Signal or Content-Usage lines, the usage preference of each
+purpose (search, ai-train, ai-input) follows, with the line that decides it and the document
+that defines its label (docs/usage-preferences.md), or "not crawlable" when the URL is disallowed.
 
 --json writes {"site", "url", "path", "userAgent", "followedAgent", "followed" ({"rule": own |
 further-token | star | ignores-star | no-group, "agent", "source"}, null when the policy
@@ -53,7 +56,9 @@ decides), "robotsTxt" ({"value": honours | ignores | may-ignore, "source", "read
 null), "parser" ({"profile", "basis": known | assumed | unknown, "source"}), "parserVerdict"
 ({"profile", "basis", "source", "allowed", "line"}: the verdict under that parser from the same
 bytes where it differs from Google's parser's, else null), "allowed",
-"decidedBy" (policy | rule | no_rule | no_group), "rule", "group", "policy": {"kind", "reason", "why",
+"decidedBy" (policy | rule | no_rule | no_group), "rule", "group", "usage" ({"search", "ai-train",
+"ai-input"}: each {"preference": allowed | refused | unknown | not-crawlable, "line", "mechanism",
+"label", "definedBy"}), "policy": {"kind", "reason", "why",
 "night", "runKey", "outcome", "status", "errorCode", "since", "unreachableSince",
 "failedNights", "rulesNight", "rulesRunKey", "rulesSha256"}}.
 

@@ -9,7 +9,8 @@ import type { CliIo } from '../io.js';
 import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
 import type { CommandRegistrar } from '../command-registrar.js';
 import { readInput } from '../read-input.js';
-import { lintRobotsTxt } from '../../robots/index.js';
+import { lintAndParse } from '../../robots/index.js';
+import { lintWithCrawlers } from '../../crawlers/usage-lint.js';
 import type { Diagnostic, Severity } from '../../robots/index.js';
 
 interface LintOptions {
@@ -34,7 +35,8 @@ and a summary on standard error. Exit code 1 when there is any error, else 0.
 `,
     )
     .action(async (file: string, options: LintOptions) => {
-      const diagnostics = lintRobotsTxt(await readInput(file, io.stdin), { includeTrivia: options.all === true, portability: options.portability });
+      // The engine's findings and, from the same parse, the one that needs the crawler catalogue (D-14).
+      const diagnostics = lintWithCrawlers(lintAndParse(await readInput(file, io.stdin), { includeTrivia: options.all === true, portability: options.portability }));
       for (const d of diagnostics) io.stdout.write(options.json ? `${JSON.stringify(d)}\n` : `${terminalText(formatDiagnostic(d))}\n`);
       const counts = countBySeverity(diagnostics);
       io.stderr.write(`${file === '-' ? '<stdin>' : file}: ${summary(counts)}\n`);

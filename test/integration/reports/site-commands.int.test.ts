@@ -30,6 +30,8 @@ const V1 = 'User-agent: *\nDisallow: /private/\n';
 const V2 = 'User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n\nUser-agent: GPTBot\nDisallow: /\n\nSitemap: https://example.com/sitemap.xml\n';
 const V3 = `# edited\n${V2}`;
 const IMAGES = 'User-agent: Googlebot\nDisallow: /search\n\nUser-agent: *\nDisallow: /private/\n';
+/** Issue 28: Cloudflare's managed robots.txt (contentsignals.org), GPTBot blocked. */
+const SIGNALS = 'User-Agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n';
 const S503: FixtureReply = { status: 503, body: 'down\n', headers: { 'retry-after': '0' } };
 const S404: FixtureReply = { status: 404, body: 'not found\n' };
 const S429: FixtureReply = { status: 429, body: 'slow down\n' };
@@ -46,6 +48,7 @@ const PLAN: Record<string, (day: number) => string | FixtureReply | 'reset' | 'l
   limited: (d) => (d === LAST_DAY ? S429 : V1),
   loop: (d) => (d === LAST_DAY ? 'loop' : V1),
   images: () => IMAGES,
+  signals: () => SIGNALS,
 };
 
 let p: Pipeline;
@@ -438,6 +441,24 @@ describe('explain: the verdict under the current policy, and why the policy appl
         '',
       ].join('\n'),
     });
+  });
+
+  it('issue 28: the usage preference of each purpose beside the verdict, with its deciding line', async () => {
+    const cs = 'Content Signals (contentsignals.org, draft-romm-aipref-contentsignals)';
+    const run = await p.cli(['explain', 'signals.test', '/blog/a', '--ua', 'Bingbot']);
+    expect(run.stdout.split('\n').slice(0, 7)).toEqual([
+      `${p.origin('signals')}/blog/a for Bingbot: allowed`,
+      '  deciding line: line 3: Allow: /',
+      '  group: the * group: User-agent: * (line 1)',
+      '  usage:',
+      `    search: allowed (line 2, Content-Signal search=yes, ${cs})`,
+      `    ai-train: refused (line 2, Content-Signal ai-train=no, ${cs})`,
+      '    ai-input: unknown (no line states it)',
+    ]);
+    const gpt = await p.cli(['explain', 'signals.test', '/blog/a', '--ua', 'GPTBot']);
+    expect(gpt.stdout).toContain('\n  usage: not crawlable (no preference applies to a URL the crawler may not fetch, D-9)\n');
+    const x = await json<{ usage: Record<string, { preference: string; line: number | null }> }>(['explain', 'signals.test', '/blog/a', '--ua', 'Bingbot']);
+    expect(Object.fromEntries(Object.entries(x.usage).map(([k, v]) => [k, [v.preference, v.line]]))).toEqual({ search: ['allowed', 2], 'ai-train': ['refused', 2], 'ai-input': ['unknown', null] });
   });
 
   it('the 30-day fallback in words: since when, and the copy of which night (D-3, R-14)', async () => {

@@ -177,3 +177,48 @@ describe('check answers as the named crawler does (crawler rules, docs/crawlers.
 function EXAMPLE_TEXT(): string {
   return fs.readFileSync(EXAMPLE, 'utf8');
 }
+
+describe('check: the usage preferences beside the verdict (issue 28)', () => {
+  // Cloudflare's managed robots.txt (contentsignals.org), with a Content-Usage line for a path.
+  const SIGNALS = 'User-Agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\nDisallow: /private/\nContent-Usage: /press/ ai-use=y\n\nUser-agent: GPTBot\nDisallow: /\n';
+  const CS = 'Content Signals (contentsignals.org, draft-romm-aipref-contentsignals)';
+  const INDENT = ' '.repeat(12);
+
+  it('names each purpose\'s answer and deciding line, and "not crawlable" where disallowed (D-9)', async () => {
+    const run = await runCli(['check', '--robots', '-', '--ua', 'Bingbot', '--ua', 'GPTBot', 'https://example.com/press/a', 'https://example.com/private/x'], { stdin: SIGNALS });
+    expect(run.stdout).toBe(
+      [
+        'allowed     Bingbot  https://example.com/press/a  (line 3: Allow: / in group User-agent: *)',
+        `${INDENT}search: allowed (line 2, Content-Signal search=yes, ${CS})`,
+        `${INDENT}ai-train: refused (line 2, Content-Signal ai-train=no, ${CS})`,
+        `${INDENT}ai-input: allowed (line 5, Content-Usage ai-use=y, draft-ietf-aipref-vocab-08)`,
+        'disallowed  GPTBot  https://example.com/press/a  (line 8: Disallow: / in group User-agent: GPTBot)',
+        `${INDENT}usage: not crawlable (no preference applies to a URL the crawler may not fetch, D-9)`,
+        'disallowed  Bingbot  https://example.com/private/x  (line 4: Disallow: /private/ in group User-agent: *)',
+        `${INDENT}usage: not crawlable (no preference applies to a URL the crawler may not fetch, D-9)`,
+        'disallowed  GPTBot  https://example.com/private/x  (line 8: Disallow: / in group User-agent: GPTBot)',
+        `${INDENT}usage: not crawlable (no preference applies to a URL the crawler may not fetch, D-9)`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a purpose no line states is unknown; a line outside any group applies to nobody (D-8)', async () => {
+    const run = await runCli(['check', '--robots', '-', '--ua', 'Bingbot', 'https://example.com/'], { stdin: 'Content-Signal: search=no\nUser-agent: *\nAllow: /\n' });
+    expect(run.stdout.split('\n').slice(1, 4)).toEqual([`${INDENT}search: unknown (no line states it)`, `${INDENT}ai-train: unknown (no line states it)`, `${INDENT}ai-input: unknown (no line states it)`]);
+  });
+
+  it('--json: "usage" per purpose', async () => {
+    const run = await runCli(['check', '--robots', '-', '--json', '--ua', 'Bingbot', 'https://example.com/a'], { stdin: SIGNALS });
+    expect((JSON.parse(run.stdout) as { usage: unknown }).usage).toEqual({
+      search: { preference: 'allowed', line: 2, mechanism: 'content-signal', label: 'search', definedBy: CS },
+      'ai-train': { preference: 'refused', line: 2, mechanism: 'content-signal', label: 'ai-train', definedBy: CS },
+      'ai-input': { preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null },
+    });
+  });
+
+  it('a file without usage lines: one line per URL, as before', async () => {
+    const run = await runCli(['check', '--robots', EXAMPLE, '--ua', 'Bingbot', 'https://example.com/']);
+    expect(run.stdout).toBe('allowed     https://example.com/  (no rule matched; group: *)\n');
+  });
+});

@@ -32,6 +32,26 @@ describe('lint: one diagnostic per line, LINE:severity:code: message', () => {
   });
 });
 
+describe('lint: usage preferences (issue 28)', () => {
+  it('reports the engine\'s usage findings and the crawler-aware one (D-14), in line order', async () => {
+    const body = 'Content-Signal: ai-train=no\nUser-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=yes\n\nUser-agent: *\nAllow: /\nContent-Usage: train-ai=n\n';
+    const run = await runCli(['lint', '-'], { stdin: body });
+    expect(run.stdout.trimEnd().split('\n').map((r) => LINE_FORMAT.exec(r)!.slice(1, 4).join(':'))).toEqual([
+      '1:error:usage-outside-group',
+      '4:info:usage-contradicts-crawl',
+      '8:info:usage-no-path',
+      '8:info:usage-contradicts-crawl',
+    ]);
+    expect(run.code).toBe(1);
+  });
+
+  it('a control character in a quoted value is shown as a marker, never written', async () => {
+    const run = await runCli(['lint', '-'], { stdin: 'User-agent: *\nContent-Signal: ai-train=n\u001b[2J\n' });
+    expect(run.stdout).toMatch(/^2:warning:usage-bad-value: "Content-Signal: ai-train=n<U\+001B>\[2J": "ai-train=n<U\+001B>\[2J"\./m);
+    expect(run.stdout).not.toContain('\u001b');
+  });
+});
+
 describe('lint: exit code', () => {
   it('is 1 when there is an error-severity diagnostic', async () => {
     const run = await runCli(['lint', '-'], { stdin: HTML });

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SiteExplanation, SitePolicyState } from '../../../src/reports/site-explain.js';
 import { explanationJson, formatExplanation, policyWhy } from '../../../src/reports/site-explain.format.js';
+import { explainUnderState } from '../../../src/reports/site-explain.js';
+import { NO_PREFERENCES, NOT_CRAWLABLE_ANSWER } from '../../../src/robots/index.js';
 
 const at = (day: number) => new Date(Date.UTC(2026, 2, 1 + day, 3));
 
@@ -106,6 +108,8 @@ function explanation(over: Partial<SiteExplanation['verdict']>, extra: Partial<S
     parserVerdict: null,
     state: state({}),
     verdict: { allowed: false, decidedBy: 'rule', rule: null, group: null, engineReason: null, ...over },
+    usage: NOT_CRAWLABLE_ANSWER,
+    usageStated: false,
     ...extra,
   };
 }
@@ -251,6 +255,8 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
       decidedBy: 'rule',
       rule: { line: 2, kind: 'disallow', value: '/p', pattern: '/p', viaIndexHtml: false },
       group: { kind: 'global', userAgents: [{ value: '*', line: 1 }] },
+      // Issue 28: a disallowed URL has no usage preference (D-9).
+      usage: NOT_CRAWLABLE_ANSWER,
       policy: {
         kind: 'rules',
         reason: 'R-10',
@@ -270,5 +276,58 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
         flappingSince: null,
       },
     });
+  });
+});
+
+// Cloudflare's managed robots.txt (contentsignals.org), with a Content-Usage line for a path.
+const SIGNALS = 'User-Agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\nDisallow: /private/\nContent-Usage: /press/ ai-use=y\n\nUser-agent: GPTBot\nDisallow: /\n';
+
+describe('explain: the usage preferences beside the verdict (issue 28, D-7..D-13)', () => {
+  const explain = (url: string, userAgent: string, rules: string | null, over: Partial<SitePolicyState> = {}) =>
+    explainUnderState({ site: { id: 1, origin: 'https://example.com' }, url, userAgent, state: state(over), rules: rules === null ? null : new TextEncoder().encode(rules) });
+  const CS = 'Content Signals (contentsignals.org, draft-romm-aipref-contentsignals)';
+
+  it.each<[string, string, string, string[]]>([
+    [
+      'a crawler of *: each purpose with its deciding line',
+      'https://example.com/press/a',
+      'Bingbot',
+      [
+        '  usage:',
+        `    search: allowed (line 2, Content-Signal search=yes, ${CS})`,
+        `    ai-train: refused (line 2, Content-Signal ai-train=no, ${CS})`,
+        '    ai-input: allowed (line 5, Content-Usage ai-use=y, draft-ietf-aipref-vocab-08)',
+      ],
+    ],
+    ['disallowed: not crawlable (D-9)', 'https://example.com/private/x', 'Bingbot', ['  usage: not crawlable (no preference applies to a URL the crawler may not fetch, D-9)']],
+    ['a crawler with its own group (D-7)', 'https://example.com/a', 'GPTBot', ['  usage: not crawlable (no preference applies to a URL the crawler may not fetch, D-9)']],
+  ])('%s', (_name, url, ua, usageLines) => {
+    const text = formatExplanation(explain(url, ua, SIGNALS)).trimEnd().split('\n');
+    // After the verdict's deciding line and group, before the policy.
+    expect(text.slice(3, 3 + usageLines.length)).toEqual(usageLines);
+    expect(text[3 + usageLines.length]).toMatch(/^ {2}policy: rules/);
+  });
+
+  it('JSON: every purpose with its answer', () => {
+    expect(explanationJson(explain('https://example.com/a', 'Bingbot', SIGNALS)).usage).toEqual({
+      search: { preference: 'allowed', line: 2, mechanism: 'content-signal', label: 'search', definedBy: CS },
+      'ai-train': { preference: 'refused', line: 2, mechanism: 'content-signal', label: 'ai-train', definedBy: CS },
+      'ai-input': { preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null },
+    });
+  });
+
+  it('a file without usage lines: the text is as before, the JSON says unknown', () => {
+    const x = explain('https://example.com/a', 'Bingbot', 'User-agent: *\nDisallow: /private/\n');
+    expect(formatExplanation(x)).not.toMatch(/usage/);
+    expect(explanationJson(x).usage).toEqual(NO_PREFERENCES);
+  });
+
+  it.each<[string, Partial<SitePolicyState>, typeof NO_PREFERENCES]>([
+    ['full allow: nothing stated', { outcome: 'unavailable', status: 404, policy: 'allow_all', policyReason: 'R-12' }, NO_PREFERENCES],
+    ['full disallow: not crawlable', { outcome: 'server_error', status: 503, policy: 'disallow_all', policyReason: 'R-13' }, NOT_CRAWLABLE_ANSWER],
+  ])('the policy decides, %s', (_name, over, usage) => {
+    const x = explain('https://example.com/a', 'Bingbot', null, over);
+    expect(x.usage).toBe(usage);
+    expect(formatExplanation(x)).not.toMatch(/usage/);
   });
 });

@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LINT_CODES, lintRobotsTxt } from '../../../src/robots/index.js';
+import { LINT_CODES, lintAndParse, lintRobotsTxt } from '../../../src/robots/index.js';
+import { lintWithCrawlers } from '../../../src/crawlers/index.js';
 import { MAX_STAR_RULE_GAPS } from '../../../src/robots/star-rule-gaps.js';
 import type { Diagnostic, LintCode, LintOptions } from '../../../src/robots/index.js';
 import { bytes } from './verdict.js';
@@ -48,6 +49,14 @@ const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
   ['nul-byte', 'User-agent: *\nDisallow: /a\u0000b\n', [2], /NUL/],
   ['beyond-size-limit', `User-agent: *\nDisallow: /a\nDisallow: /b\n`, [2], /first 20 bytes/],
   ['hidden-characters', 'User-agent: \u202etoBTPG\nDisallow: /\u200b\nAllow: /a\u001b[31m\n# caf\u00e9 \u00a0ok\n', [1, 2, 3], /U\+(202E RIGHT-TO-LEFT OVERRIDE|200B ZERO WIDTH SPACE|001B ESCAPE)/],
+  ['usage-outside-group', 'Content-Signal: ai-train=no\nUser-agent: *\nContent-Signal: search=yes\nAllow: /\n', [1], /applies to no crawler \(D-8\)/],
+  ['usage-unparsable', 'User-agent: *\nContent-Usage: / Train-AI=n\nContent-Usage: / train-ai=n,\nContent-Usage: / train-ai=n\n', [2, 3], /not an RFC 9651 Dictionary/],
+  ['usage-unknown-label', 'User-agent: *\nContent-Usage: / genai=n\nContent-Signal: use=reference, ai-train=no\n', [2, 3], /(draft-ietf-aipref-vocab-01.*Write "train-ai" instead|"use" is not a label of Content Signals)/],
+  ['usage-bad-value', 'User-agent: *\nContent-Signal: ai-train=n\nContent-Usage: / train-ai=no\nContent-Usage: / train-ai=n\n', [2, 3], /(Content-Signal values are yes or no|Content-Usage values are the tokens y or n)/],
+  ['usage-duplicate-label', 'User-agent: *\nContent-Signal: ai-train=no, ai-train=yes\nContent-Usage: / train-ai=n, train-ai=y\n', [2, 3], /more than once: the last value applies/],
+  ['usage-conflict', 'User-agent: *\nContent-Signal: ai-train=yes\nContent-Signal: search=yes, ai-train=no\nContent-Signal: ai-train=yes\n', [3], /the refusal \(line 3\) wins \(D-13\)/],
+  ['usage-no-path', 'User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: / train-ai=n\n', [2], /attach-00.*read as applying to "\/"/],
+  ['usage-contradicts-crawl', 'User-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=yes\n\nUser-agent: *\nContent-Signal: ai-train=no\n', [3, 6], /(GPTBot, an AI-training crawler that follows this group, may not fetch it|may crawl "\/": .* under "\*")/],
   ['unknown-key', 'User-agent: *\nUnicorns: yes\nAlow: /x\n', [2, 3], /Unknown key/],
   ['unsupported-key', 'User-agent: *\nCrawl-delay: 5\nHost: example.com\nNoindex: /x\n', [2, 3, 4], /Google ignores/],
   ['empty-rule-value', 'User-agent: *\nDisallow:\nAllow:\n', [2, 3], /(disallows nothing|no effect)/],
@@ -62,7 +71,8 @@ describe('every lint code', () => {
   });
   it.each(CASES)('%s', (code, body, lines, message) => {
     const options: LintOptions = { includeTrivia: true, portability: true, ...(code === 'beyond-size-limit' ? { maxBytes: 20 } : {}) };
-    const found = only(body, code, options);
+    // The one finding that needs the crawler catalogue is added by src/crawlers (lintWithCrawlers).
+    const found = code === 'usage-contradicts-crawl' ? lintWithCrawlers(lintAndParse(body, options)).filter((d) => d.code === code) : only(body, code, options);
     expect(found.map((d) => d.line)).toEqual(lines);
     for (const d of found) {
       expect(d.severity).toBe(LINT_CODES[code].severity);

@@ -112,6 +112,16 @@ describe('what the draft is read as', () => {
     expect(report.lint.map((d) => d.code)).toContain('beyond-size-limit');
   });
 
+  it('D-14: lint includes the crawler-aware usage finding, on the draft as crawlers read it', () => {
+    const draft = `${SHOP}Content-Signal: search=yes, ai-train=no\n\nUser-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=yes\n`;
+    const report = checkDraft(input(draft));
+    expect(report.lint.filter((d) => d.code.startsWith('usage-')).map((d) => `${d.line}:${d.code}`)).toEqual(['5:usage-contradicts-crawl', '9:usage-contradicts-crawl']);
+    // Past the cut, lint reads the whole draft and the crawler-aware finding the part read.
+    const padding = `# ${'x'.repeat(600)}\n`.repeat(900);
+    const cut = checkDraft(input(`${draft}${padding}User-agent: CCBot\nDisallow: /\nContent-Signal: ai-train=yes\n`));
+    expect(cut.lint.filter((d) => d.code === 'usage-contradicts-crawl').map((d) => d.line)).toEqual([5, 9]);
+  });
+
   it('R-42: Googlebot-Image follows the googlebot group the draft adds', () => {
     const image: DraftAgent = { token: 'Googlebot-Image', family: 'search', category: 'search' };
     const report = checkDraft(input(`${SHOP}\nUser-agent: Googlebot\nDisallow: /products/\n`, { targets: [{ url: `${ORIGIN}/products/blue-widget`, isRoot: false, agents: [image] }] }));
