@@ -211,9 +211,9 @@ describe('check: the usage preferences beside the verdict (issue 28)', () => {
   it('--json: "usage" per purpose', async () => {
     const run = await runCli(['check', '--robots', '-', '--json', '--ua', 'Bingbot', 'https://example.com/a'], { stdin: SIGNALS });
     expect((JSON.parse(run.stdout) as { usage: unknown }).usage).toEqual({
-      search: { preference: 'allowed', line: 2, mechanism: 'content-signal', label: 'search', definedBy: CS },
-      'ai-train': { preference: 'refused', line: 2, mechanism: 'content-signal', label: 'ai-train', definedBy: CS },
-      'ai-input': { preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null },
+      search: { preference: 'allowed', line: 2, mechanism: 'content-signal', label: 'search', definedBy: CS, value: 'search=yes,ai-train=no' },
+      'ai-train': { preference: 'refused', line: 2, mechanism: 'content-signal', label: 'ai-train', definedBy: CS, value: 'search=yes,ai-train=no' },
+      'ai-input': { preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null, value: null },
     });
   });
 

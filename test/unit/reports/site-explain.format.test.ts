@@ -310,9 +310,9 @@ describe('explain: the usage preferences beside the verdict (issue 28, D-7..D-13
 
   it('JSON: every purpose with its answer', () => {
     expect(explanationJson(explain('https://example.com/a', 'Bingbot', SIGNALS)).usage).toEqual({
-      search: { preference: 'allowed', line: 2, mechanism: 'content-signal', label: 'search', definedBy: CS },
-      'ai-train': { preference: 'refused', line: 2, mechanism: 'content-signal', label: 'ai-train', definedBy: CS },
-      'ai-input': { preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null },
+      search: { preference: 'allowed', line: 2, mechanism: 'content-signal', label: 'search', definedBy: CS, value: 'search=yes,ai-train=no' },
+      'ai-train': { preference: 'refused', line: 2, mechanism: 'content-signal', label: 'ai-train', definedBy: CS, value: 'search=yes,ai-train=no' },
+      'ai-input': { preference: 'unknown', line: null, mechanism: null, label: null, definedBy: null, value: null },
     });
   });
 
