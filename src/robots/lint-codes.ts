@@ -69,6 +69,11 @@ export const LINT_CODES = {
     severity: 'warning',
     description: 'Two lines of one group, of the same mechanism and path, give a purpose different values; the refusal wins (D-13, vocab-08 §5.1).',
   },
+  'usage-joins-group': {
+    severity: 'warning',
+    description:
+      'A user-agent line after a Content-Signal or Content-Usage line with no allow/disallow between: it joins that group (only a rule ends a run of user-agent lines, R-30, R-31), so the crawler it names shares the group\'s rules and preferences; end the group with a rule first (`Allow: /`).',
+  },
   'usage-no-path': { severity: 'info', description: 'A Content-Usage line without a path (the form of draft-ietf-aipref-attach-00); it is read as applying to `/`, every path (D-10).' },
   'usage-contradicts-crawl': {
     severity: 'info',

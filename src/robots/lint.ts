@@ -88,7 +88,7 @@ export function lintAndParse(body: string | Uint8Array, options: LintOptions = {
   groupChecks(robots, add, gaps);
   if (options.portability === true) portabilityChecks(bytes, robots, add);
   // Content-Signal / Content-Usage lines: read from this scan's parse, and only when it holds some.
-  if (robots.hasUsageLines) for (const f of usageFindings(usageLinesOf(robots))) add(f.line, f.code, f.message);
+  if (robots.hasUsageLines) for (const f of usageFindings(usageLinesOf(robots), robots.groups)) add(f.line, f.code, f.message);
   return { diagnostics: out.sort((a, b) => a.line - b.line), parsed: robots, starRuleGaps: gaps };
 }
 

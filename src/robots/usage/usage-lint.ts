@@ -9,6 +9,7 @@
  */
 import type { LintCode } from '../lint-codes.js';
 import { quote } from '../lint-text.js';
+import type { Group } from '../types.js';
 import type { UsageLine, UsageProblem } from './lines.js';
 import type { UsageLines } from './usage-preferences.js';
 import { AIPREF_VOCABULARY, CONTENT_SIGNAL_LABELS, CONTENT_USAGE_LABELS } from './vocabulary.js';
@@ -38,11 +39,36 @@ export function writtenValue(mechanism: UsageMechanism, allowed: boolean): strin
 }
 
 /** Every finding on the usage lines of a file, in file order (the linter sorts by line). */
-export function usageFindings(lines: UsageLines): UsageFinding[] {
+export function usageFindings(lines: UsageLines, groups: readonly Group[] = []): UsageFinding[] {
   const out: UsageFinding[] = [];
   for (const line of lines.all) lineFindings(line, out);
   conflictFindings(lines.all, out);
+  joinedGroupFindings(lines.all, groups, out);
   return out;
+}
+
+/**
+ * A user-agent line that a usage line precedes in its group: the crawler it names was meant to
+ * start a group of its own (an empty line often stands between, which ends nothing, R-31), but it
+ * joins the group above, its rules and preferences. One finding per such user-agent line, each
+ * group looked at once: linear in the lines.
+ */
+function joinedGroupFindings(lines: readonly UsageLine[], groups: readonly Group[], out: UsageFinding[]): void {
+  const firstUsageLine = new Map<number, UsageLine>();
+  for (const line of lines) if (line.groupIndex !== null && !firstUsageLine.has(line.groupIndex)) firstUsageLine.set(line.groupIndex, line);
+  for (const [index, usage] of firstUsageLine) {
+    const group = groups[index];
+    if (group === undefined) continue;
+    const joined = group.userAgents.filter((ua) => ua.line > usage.line);
+    const named = group.userAgents.filter((ua) => ua.line < usage.line).map((ua) => ua.value);
+    for (const ua of joined) {
+      out.push({
+        line: ua.line,
+        code: 'usage-joins-group',
+        message: `"User-agent: ${quote(ua.value)}" comes after ${usageLineText(usage)} (line ${usage.line}) with no allow/disallow between, so it joins the group of ${quote(named.join(', '))}: its crawler follows that group's rules and preferences (R-30, R-31). End the group above with a rule (e.g. "Allow: /") if it was meant to start its own.`,
+      });
+    }
+  }
 }
 
 function lineFindings(line: UsageLine, out: UsageFinding[]): void {

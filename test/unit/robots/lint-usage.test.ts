@@ -164,3 +164,20 @@ describe('bounded by the lines (house style habit 12)', () => {
     expect(found(`User-agent: *\nContent-Usage: / ${value}\n`)).toEqual(['2:warning:usage-unknown-label']);
   });
 });
+
+describe('usage-joins-group: a user-agent line after a usage line, no rule between (R-30, R-31)', () => {
+  it.each([
+    ['an empty line does not end the group: GPTBot shares * (and its Disallow: / applies to *)', 'User-agent: *\nContent-Signal: ai-train=no\n\nUser-agent: GPTBot\nDisallow: /\n', ['4:warning:usage-joins-group']],
+    ['two crawlers join', 'User-agent: CCBot\nContent-Signal: ai-train=no\nUser-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /\n', ['3:warning:usage-joins-group', '4:warning:usage-joins-group']],
+    ['a rule ends the group first: nothing joins', 'User-agent: *\nContent-Signal: ai-train=no\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n', []],
+    ['user-agent lines before the signal are the group itself', 'User-agent: GPTBot\nUser-agent: CCBot\nContent-Signal: ai-train=no\nDisallow: /\n', []],
+  ])('%s', (_name, body, expected) => {
+    expect(found(body).filter((f) => f.endsWith('usage-joins-group'))).toEqual(expected);
+  });
+
+  it('names the line it follows and the group it joins', () => {
+    expect(messages('User-agent: *\nContent-Signal: ai-train=no\n\nUser-agent: GPTBot\nDisallow: /\n', 'usage-joins-group')).toEqual([
+      '"User-agent: GPTBot" comes after "Content-Signal: ai-train=no" (line 2) with no allow/disallow between, so it joins the group of *: its crawler follows that group\'s rules and preferences (R-30, R-31). End the group above with a rule (e.g. "Allow: /") if it was meant to start its own.',
+    ]);
+  });
+});

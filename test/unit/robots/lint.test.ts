@@ -55,6 +55,7 @@ const CASES: [LintCode, string | Uint8Array, number[], RegExp][] = [
   ['usage-bad-value', 'User-agent: *\nContent-Signal: ai-train=n\nContent-Usage: / train-ai=no\nContent-Usage: / train-ai=n\n', [2, 3], /(Content-Signal values are yes or no|Content-Usage values are the tokens y or n)/],
   ['usage-duplicate-label', 'User-agent: *\nContent-Signal: ai-train=no, ai-train=yes\nContent-Usage: / train-ai=n, train-ai=y\n', [2, 3], /more than once: the last value applies/],
   ['usage-conflict', 'User-agent: *\nContent-Signal: ai-train=yes\nContent-Signal: search=yes, ai-train=no\nContent-Signal: ai-train=yes\n', [3], /the refusal \(line 3\) wins \(D-13\)/],
+  ['usage-joins-group', 'User-agent: *\nContent-Signal: ai-train=no\n\nUser-agent: GPTBot\nDisallow: /\n', [4], /joins the group of \*/],
   ['usage-no-path', 'User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: / train-ai=n\n', [2], /attach-00.*read as applying to "\/"/],
   ['usage-contradicts-crawl', 'User-agent: GPTBot\nDisallow: /\nContent-Signal: ai-train=yes\n\nUser-agent: *\nContent-Signal: ai-train=no\n', [3, 6], /(GPTBot, an AI-training crawler that follows this group, may not fetch it|may crawl "\/": .* under "\*")/],
   ['unknown-key', 'User-agent: *\nUnicorns: yes\nAlow: /x\n', [2, 3], /Unknown key/],
