@@ -7,6 +7,7 @@
  */
 import { parseRobotsTxt } from '../parse.js';
 import { parsePythonUrllibBody } from './python-urllib.js';
+import { parsePythonUrllibRfc9309Body } from './python-urllib-rfc9309.js';
 import { parseRobotsParserBody } from './node-robots-parser.js';
 import { parseScrapyProtegoBody } from './scrapy-protego.js';
 import { parseCrawlerCommonsBody } from './crawler-commons.js';
@@ -16,7 +17,7 @@ export type { ProfileParsed, ProfileVerdict } from './types.js';
 export { PythonLibraryError } from './python-str.js';
 export { RobotsParserUrlError, robotsTxtUrlFor } from './node-robots-parser.js';
 
-export const PARSER_PROFILES = ['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser', 'crawler-commons'] as const;
+export const PARSER_PROFILES = ['google', 'python-urllib', 'python-urllib-rfc9309', 'scrapy-protego', 'node-robots-parser', 'crawler-commons'] as const;
 export type ParserProfileName = (typeof PARSER_PROFILES)[number];
 export const DEFAULT_PARSER_PROFILE: ParserProfileName = 'google';
 
@@ -42,12 +43,22 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   },
   'python-urllib': {
     name: 'python-urllib',
-    library: "CPython's urllib.robotparser",
-    version: 'Python 3.11.2 (Debian 12)',
+    library: "CPython's urllib.robotparser, the classic module (before RFC 9309)",
+    version: 'Python 3.11.2 (Debian 12); the module as every release before the RFC 9309 rewrite has it',
     basis: 'exact',
     contract:
       'The bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), split with str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL). No line numbers.',
     source: 'https://github.com/python/cpython/blob/v3.11.2/Lib/urllib/robotparser.py',
+  },
+  'python-urllib-rfc9309': {
+    name: 'python-urllib-rfc9309',
+    library: "CPython's urllib.robotparser, rewritten for RFC 9309 (gh-138907)",
+    version:
+      'CPython main at 055a953f (after the gh-138908 merge bc285e58 of 2025-09-15); in 3.13 from the gh-149376 backport of 2026-05-04',
+    basis: 'exact',
+    contract:
+      'As python-urllib: the bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL). No line numbers.',
+    source: 'https://github.com/python/cpython/blob/055a953f4ac6a5e662b0834cd4700f7203e0cb00/Lib/urllib/robotparser.py',
   },
   'scrapy-protego': {
     name: 'scrapy-protego',
@@ -96,6 +107,8 @@ export function parseForProfile(profile: ParserProfileName, body: Uint8Array): P
     }
     case 'python-urllib':
       return parsePythonUrllibBody(body);
+    case 'python-urllib-rfc9309':
+      return parsePythonUrllibRfc9309Body(body);
     case 'scrapy-protego':
       return parseScrapyProtegoBody(body);
     case 'node-robots-parser':

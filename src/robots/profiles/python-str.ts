@@ -235,7 +235,7 @@ export function pyUrlunparse(parts: PyParseResult): string {
 }
 
 /** `_checknetloc`: a non-ASCII netloc whose NFKC form gains one of / ? # @ : is refused. */
-function checkNetloc(netloc: string): void {
+export function checkNetloc(netloc: string): void {
   // eslint-disable-next-line no-control-regex -- Python's own character classes include the C0 controls
   if (!netloc || /^[\x00-\x7f]*$/.test(netloc)) return;
   const n = netloc.replace(/[@:#?]/g, '');
@@ -270,14 +270,14 @@ function checkBracketedNetloc(netloc: string): void {
 }
 
 /** `ipaddress.IPv4Address(s)` accepts it: four decimal octets, at most 3 digits, no leading zero. */
-function isPyIPv4(s: string): boolean {
+export function isPyIPv4(s: string): boolean {
   const parts = s.split('.');
   if (parts.length !== 4) return false;
   return parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255 && !(p.length > 1 && p.startsWith('0')));
 }
 
 /** `ipaddress.IPv6Address(s)` accepts it (scope id after %, embedded IPv4 tail, one ::). */
-function isPyIPv6(input: string): boolean {
+export function isPyIPv6(input: string): boolean {
   let s = input;
   const pct = s.indexOf('%');
   if (pct >= 0) {
