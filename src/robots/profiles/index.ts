@@ -44,7 +44,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'python-urllib': {
     name: 'python-urllib',
     library: "CPython's urllib.robotparser, the classic module (before RFC 9309)",
-    version: 'Python 3.11.2 (Debian 12); the module as every release before the RFC 9309 rewrite has it',
+    version: 'Python 3.11.2 (Debian 12), the classic module (before RFC 9309)',
     basis: 'exact',
     contract:
       'The bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), split with str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL). No line numbers.',
