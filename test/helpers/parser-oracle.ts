@@ -18,7 +18,7 @@ export const SYSTEM_PYTHON = '/usr/bin/python3';
 
 export type OracleAnswer = boolean | 'error';
 /** The profiles the Python oracle answers for (oracle.py's PROFILES). */
-export type PythonOracleProfile = 'python-urllib' | 'python-urllib-rfc9309' | 'scrapy-protego';
+export type PythonOracleProfile = 'python-urllib' | 'python-urllib-rfc9309' | 'scrapy-protego' | 'scrapy-protego-0.7';
 
 /**
  * A Python profile against its library on one set of files: no disagreement, on at least 14,000
@@ -33,7 +33,7 @@ export function expectPythonOracleAgrees(profile: PythonOracleProfile, files: re
   expect(counts.cases).toBeGreaterThanOrEqual(14_000);
 }
 
-export function runPythonOracle(profile: PythonOracleProfile | 'scrapy-protego-0.6.1', files: readonly ProfileCaseFile[]): OracleAnswer[][] {
+export function runPythonOracle(profile: PythonOracleProfile, files: readonly ProfileCaseFile[]): OracleAnswer[][] {
   const input = files.map((f) => JSON.stringify({ body_b64: Buffer.from(f.body).toString('base64'), cases: f.cases })).join('\n') + '\n';
   const run = spawnSync(SYSTEM_PYTHON, [ORACLE, profile], { input, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
   if (run.error) throw run.error;

@@ -1,9 +1,8 @@
 /**
  * Profile `python-urllib-rfc9309`: CPython's `urllib.robotparser` as rewritten for RFC 9309
- * (gh-138907, PR gh-138908 merged into main 2025-09-15 as bc285e58; backported to 3.13 by
- * gh-149376 on 2026-05-04). Held to the module at python/cpython 055a953f (main after the merge,
- * with the later implicit /robots.txt allow), run as the oracle from
- * test/fixtures/parser-oracle/cpython-rfc9309 (PROVENANCE.md).
+ * (gh-138907), as released in CPython 3.13.18 and shipped by Debian sid's libpython3.13-minimal
+ * 3.13.18-1. Held to that file by the oracle test, which runs it with the urllib/parse.py of the
+ * same package (test/oracle/debian-oracles.sh, test/fixtures/parser-oracle/PROVENANCE.md).
  *
  * Contract: as `python-urllib` (bytes decoded as UTF-8 with U+FFFD, `str.splitlines()`,
  * `parse(lines)`, `can_fetch(productToken, url)`). What the module does, reproduced here:
@@ -17,11 +16,12 @@
  *   its match reaches in the path, not the rule's length;
  * - rule values and the path are normalised: percent escapes decoded and everything outside
  *   `A-Za-z0-9_.-~/` re-escaped (bytes that are not UTF-8 kept as escapes); in the query `=` and
- *   `&` stay literal; the URL's fragment stays part of what is matched (as `%23...`);
- * - `/robots.txt` is always allowed; a URL `urlsplit` refuses (bad IPv6 brackets) is allowed.
+ *   `&` stay literal; the URL's fragment stays part of what is matched (as `%23...`); an empty
+ *   query or fragment is dropped (the public `urlsplit` / `urlunsplit` pair);
+ * - `/robots.txt` is always allowed; a URL `urlsplit` refuses (bad IPv6 brackets) raises.
  * The library keeps no line numbers, so the verdict carries none.
  */
-import { PythonLibraryError, checkNetloc, decodeUtf8Replace, isPyIPv4, isPyIPv6, pyLower, pySplitlines, pyStrip } from './python-str.js';
+import { PythonLibraryError, decodeUtf8Replace, pyLower, pySplitlines, pyStrip, pyUrlsplit } from './python-str.js';
 import type { ProfileParsed } from './types.js';
 
 interface Rule {
@@ -226,67 +226,16 @@ function findGroup(parsed: ParsedRfc9309, useragent: string): Group | undefined 
 }
 
 /**
- * `urllib.parse._urlsplit(url, '')` of the same commit: path, and query and fragment undefined
- * where the URL has no `?` or `#` (the public urlsplit gives '' for both). Throws where it raises.
+ * `can_fetch(useragent, url)` after a parse. A URL `urlsplit` refuses (brackets that are not an IPv6
+ * or IPvFuture host, a host that NFKC turns into a delimiter) raises ValueError, as the module does.
  */
-export function urlsplitKeepingEmpty(input: string): { path: string; query?: string; fragment?: string } {
-  // eslint-disable-next-line no-control-regex -- Python's own character classes include the C0 controls
-  let url = input.replace(/^[\x00-\x20]+/, '').replace(/[\t\r\n]/g, '');
-  const colon = url.indexOf(':');
-  if (colon > 0 && /^[A-Za-z]/.test(url) && /^[A-Za-z0-9+\-.]*$/.test(url.slice(0, colon))) url = url.slice(colon + 1);
-  let netloc: string | undefined;
-  if (url.startsWith('//')) {
-    let delim = url.length;
-    for (const c of '/?#') {
-      const at = url.indexOf(c, 2);
-      if (at >= 0) delim = Math.min(delim, at);
-    }
-    netloc = url.slice(2, delim);
-    url = url.slice(delim);
-    const open = netloc.includes('[');
-    if (open !== netloc.includes(']')) throw new PythonLibraryError('Invalid IPv6 URL');
-    if (open) checkBracketedHost(netloc.slice(netloc.indexOf('[') + 1).split(']')[0]!);
-  }
-  let fragment: string | undefined;
-  let query: string | undefined;
-  const hash = url.indexOf('#');
-  if (hash >= 0) {
-    fragment = url.slice(hash + 1);
-    url = url.slice(0, hash);
-  }
-  const q = url.indexOf('?');
-  if (q >= 0) {
-    query = url.slice(q + 1);
-    url = url.slice(0, q);
-  }
-  if (netloc !== undefined) checkNetloc(netloc);
-  return { path: url, ...(query === undefined ? {} : { query }), ...(fragment === undefined ? {} : { fragment }) };
-}
-
-/** `_check_bracketed_host`: what is between the first `[` and the next `]`, IPvFuture or IPv6. */
-function checkBracketedHost(hostname: string): void {
-  if (hostname.startsWith('v')) {
-    if (!/^v[a-fA-F0-9]+\.[^]+$/.test(hostname)) throw new PythonLibraryError('IPvFuture address is invalid');
-    return;
-  }
-  if (isPyIPv4(hostname)) throw new PythonLibraryError('An IPv4 address cannot be in brackets');
-  if (!isPyIPv6(hostname)) throw new PythonLibraryError(`'${hostname}' does not appear to be an IPv4 or IPv6 address`);
-}
-
-/** `can_fetch(useragent, url)` after a parse. */
 export function canFetchPythonUrllibRfc9309(parsed: ParsedRfc9309, useragent: string, url: string): boolean {
-  let parts: ReturnType<typeof urlsplitKeepingEmpty>;
-  try {
-    parts = urlsplitKeepingEmpty(url);
-  } catch (err) {
-    // A malformed URL matches no rule.
-    if (err instanceof PythonLibraryError) return true;
-    throw err;
-  }
-  // _urlunsplit without scheme and netloc: a path starting `//` gains `//` so it stays a path.
+  const parts = pyUrlsplit(url, true);
+  // urlunsplit(('', '', path, query, fragment)): a path starting `//` gains `//` so that it stays a
+  // path; an empty query or fragment is dropped with its `?` or `#`.
   let target = parts.path.startsWith('//') ? `//${parts.path}` : parts.path;
-  if (parts.query !== undefined) target += `?${parts.query}`;
-  if (parts.fragment !== undefined) target += `#${parts.fragment}`;
+  if (parts.query) target += `?${parts.query}`;
+  if (parts.fragment) target += `#${parts.fragment}`;
   target = normalizeUri(target) || '/';
   if (target === '/robots.txt') return true;
   const group = findGroup(parsed, useragent);

@@ -1,12 +1,12 @@
 /**
  * Profile `python-urllib-rfc9309`: CPython's urllib.robotparser as rewritten for RFC 9309
  * (gh-138907), each behaviour as a case: where it now agrees with Google's parser, where it still
- * differs, and where it differs from the classic module (python-urllib). Read from the module at
- * python/cpython 055a953f, confirmed by the oracle test
+ * differs, and where it differs from the classic module (python-urllib). Read from the module as CPython 3.13.18
+ * releases it (Debian sid's libpython3.13-minimal 3.13.18-1), confirmed by the oracle test
  * (test/integration/robots/profiles/python-urllib-rfc9309.oracle.int.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { profileVerdict } from '../../../../src/robots/profiles/index.js';
+import { PythonLibraryError, profileVerdict } from '../../../../src/robots/profiles/index.js';
 
 const body = (text: string) => new TextEncoder().encode(text);
 
@@ -27,10 +27,17 @@ describe('python-urllib-rfc9309', () => {
     ['/robots.txt is always allowed', 'User-agent: *\nDisallow: /\n', 'https://e.com/robots.txt', 'GPTBot', true],
     ['the fragment is matched, as %23', 'User-agent: *\nDisallow: /p%23f\n', 'https://e.com/p#f', 'GPTBot', false],
     ['= and & stay literal in a rule\'s query', 'User-agent: *\nDisallow: /s?a=1&b\n', 'https://e.com/s?a=1&b=2', 'GPTBot', false],
-    ['a URL urlsplit refuses is allowed', 'User-agent: *\nDisallow: /\n', 'http://[::1/a', 'GPTBot', true],
+    ['an empty query is dropped: /a? is not under Disallow: /a?', 'User-agent: *\nDisallow: /a?\n', 'https://e.com/a?', 'GPTBot', true],
+    ['a query is kept', 'User-agent: *\nDisallow: /a?\n', 'https://e.com/a?x', 'GPTBot', false],
+    ['an empty fragment is dropped', 'User-agent: *\nDisallow: /b$\n', 'https://e.com/b#', 'GPTBot', false],
+    ['an IPvFuture host may start with V (3.13)', 'User-agent: *\nDisallow: /b\n', 'http://[V1.x]/b', 'GPTBot', false],
     ['rules before any user-agent are dropped', 'Disallow: /\nUser-agent: *\nDisallow: /a\n', 'https://e.com/x', 'GPTBot', true],
     ['percent-encoding compares decoded and re-quoted', 'User-agent: *\nDisallow: /caf%C3%A9\n', 'https://e.com/café', 'GPTBot', false],
   ])('%s', (_why, text, url, token, allowed) => {
     expect(profileVerdict('python-urllib-rfc9309', body(text), url, token)).toEqual({ allowed });
+  });
+
+  it('raises for a URL urlsplit refuses (an unclosed IPv6 bracket), as can_fetch does', () => {
+    expect(() => profileVerdict('python-urllib-rfc9309', body('User-agent: *\nDisallow: /\n'), 'http://[::1/a', 'GPTBot')).toThrow(PythonLibraryError);
   });
 });
