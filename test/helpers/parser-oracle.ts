@@ -17,12 +17,14 @@ const ORACLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fi
 export const SYSTEM_PYTHON = '/usr/bin/python3';
 
 export type OracleAnswer = boolean | 'error';
+/** The profiles the Python oracle answers for (oracle.py's PROFILES). */
+export type PythonOracleProfile = 'python-urllib' | 'python-urllib-rfc9309' | 'scrapy-protego' | 'scrapy-protego-0.7';
 
 /**
  * A Python profile against its library on one set of files: no disagreement, on at least 14,000
  * cases (issue 19, "Done when"). The counts are logged for docs/crawlers.md.
  */
-export function expectPythonOracleAgrees(profile: 'python-urllib' | 'scrapy-protego', files: readonly ProfileCaseFile[]): void {
+export function expectPythonOracleAgrees(profile: PythonOracleProfile, files: readonly ProfileCaseFile[]): void {
   const library = runPythonOracle(profile, files);
   const ours = profileAnswers(files, (body) => parseForProfile(profile, body));
   const counts = tally(library);
@@ -31,7 +33,7 @@ export function expectPythonOracleAgrees(profile: 'python-urllib' | 'scrapy-prot
   expect(counts.cases).toBeGreaterThanOrEqual(14_000);
 }
 
-export function runPythonOracle(profile: 'python-urllib' | 'scrapy-protego', files: readonly ProfileCaseFile[]): OracleAnswer[][] {
+export function runPythonOracle(profile: PythonOracleProfile, files: readonly ProfileCaseFile[]): OracleAnswer[][] {
   const input = files.map((f) => JSON.stringify({ body_b64: Buffer.from(f.body).toString('base64'), cases: f.cases })).join('\n') + '\n';
   const run = spawnSync(SYSTEM_PYTHON, [ORACLE, profile], { input, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
   if (run.error) throw run.error;

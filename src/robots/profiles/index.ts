@@ -7,8 +7,10 @@
  */
 import { parseRobotsTxt } from '../parse.js';
 import { parsePythonUrllibBody } from './python-urllib.js';
+import { parsePythonUrllibRfc9309Body } from './python-urllib-rfc9309.js';
 import { parseRobotsParserBody } from './node-robots-parser.js';
 import { parseScrapyProtegoBody } from './scrapy-protego.js';
+import { parseScrapyProtego07Body } from './scrapy-protego-0.7.js';
 import { parseCrawlerCommonsBody } from './crawler-commons.js';
 import type { ProfileParsed, ProfileVerdict } from './types.js';
 
@@ -16,7 +18,7 @@ export type { ProfileParsed, ProfileVerdict } from './types.js';
 export { PythonLibraryError } from './python-str.js';
 export { RobotsParserUrlError, robotsTxtUrlFor } from './node-robots-parser.js';
 
-export const PARSER_PROFILES = ['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser', 'crawler-commons'] as const;
+export const PARSER_PROFILES = ['google', 'python-urllib', 'python-urllib-rfc9309', 'scrapy-protego', 'scrapy-protego-0.7', 'node-robots-parser', 'crawler-commons'] as const;
 export type ParserProfileName = (typeof PARSER_PROFILES)[number];
 export const DEFAULT_PARSER_PROFILE: ParserProfileName = 'google';
 
@@ -42,12 +44,21 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   },
   'python-urllib': {
     name: 'python-urllib',
-    library: "CPython's urllib.robotparser",
-    version: 'Python 3.11.2 (Debian 12)',
+    library: "CPython's urllib.robotparser, the classic module (before RFC 9309)",
+    version: 'Python 3.11.2 (Debian 12), the classic module (before RFC 9309)',
     basis: 'exact',
     contract:
       'The bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), split with str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL). No line numbers.',
     source: 'https://github.com/python/cpython/blob/v3.11.2/Lib/urllib/robotparser.py',
+  },
+  'python-urllib-rfc9309': {
+    name: 'python-urllib-rfc9309',
+    library: "CPython's urllib.robotparser, rewritten for RFC 9309 (gh-138907)",
+    version: 'CPython 3.13.18 urllib.robotparser (RFC 9309 rewrite, gh-138907; Debian sid libpython3.13-minimal 3.13.18-1)',
+    basis: 'exact',
+    contract:
+      'As python-urllib: the bytes decoded as UTF-8 with invalid bytes replaced (U+FFFD; a BOM stays a character), str.splitlines(), RobotFileParser.parse(lines); can_fetch(product token, URL), which raises for a URL urlsplit refuses. No line numbers.',
+    source: 'https://github.com/python/cpython/blob/v3.13.18/Lib/urllib/robotparser.py (as Debian sid ships it: libpython3.13-minimal 3.13.18-1)',
   },
   'scrapy-protego': {
     name: 'scrapy-protego',
@@ -57,6 +68,15 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
     contract:
       'The bytes decoded as strict UTF-8 (a BOM stays a character); a body that is not valid UTF-8 is read as empty, as Scrapy does; Protego.parse(text); can_fetch(URL, product token). No line numbers.',
     source: 'https://github.com/scrapy/protego/blob/0.2.1/src/protego.py and https://github.com/scrapy/scrapy/blob/2.8.0/scrapy/robotstxt.py',
+  },
+  'scrapy-protego-0.7': {
+    name: 'scrapy-protego-0.7',
+    library: "Protego 0.7, as Scrapy 2.14's ProtegoRobotParser calls it",
+    version: 'Protego 0.7.0 (2026-09-21; Debian sid python3-protego 0.7.0+dfsg-1), Scrapy 2.14, Python 3.13.18 urllib.parse',
+    basis: 'exact',
+    contract:
+      'The bytes decoded as Scrapy 2.14 does, UTF-8 with a leading BOM dropped and invalid bytes dropped (never the whole body); Protego.parse(text); can_fetch(URL, product token), which raises for a URL urlsplit refuses. No line numbers.',
+    source: 'https://github.com/scrapy/protego/tree/0.7.0/src/protego and https://docs.scrapy.org/en/2.14/_modules/scrapy/robotstxt.html',
   },
   'node-robots-parser': {
     name: 'node-robots-parser',
@@ -96,8 +116,12 @@ export function parseForProfile(profile: ParserProfileName, body: Uint8Array): P
     }
     case 'python-urllib':
       return parsePythonUrllibBody(body);
+    case 'python-urllib-rfc9309':
+      return parsePythonUrllibRfc9309Body(body);
     case 'scrapy-protego':
       return parseScrapyProtegoBody(body);
+    case 'scrapy-protego-0.7':
+      return parseScrapyProtego07Body(body);
     case 'node-robots-parser':
       return parseRobotsParserBody(body);
     case 'crawler-commons':

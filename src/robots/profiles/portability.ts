@@ -12,7 +12,7 @@ import { PARSER_PROFILES, PARSER_PROFILE_INFO, parseForProfile } from './index.j
 import type { ProfileParsed } from './index.js';
 
 /** The profiles compared with Google's parser: the exact ones (an assumed profile's verdict is not shown as a finding). */
-export type PortabilityProfile = 'python-urllib' | 'scrapy-protego' | 'node-robots-parser';
+export type PortabilityProfile = 'python-urllib' | 'python-urllib-rfc9309' | 'scrapy-protego' | 'scrapy-protego-0.7' | 'node-robots-parser';
 export const PORTABILITY_PROFILES: readonly PortabilityProfile[] = PARSER_PROFILES.filter(
   (p): p is PortabilityProfile => p !== 'google' && PARSER_PROFILE_INFO[p].basis === 'exact',
 );
@@ -23,7 +23,12 @@ export const PORTABILITY_PROFILES: readonly PortabilityProfile[] = PARSER_PROFIL
  * analysed by an older version are analysed again after the next run, as ENGINE_VERSION makes the
  * next night evaluate verdicts again. A unit test pins the findings of a set of files and says when.
  */
-export const PORTABILITY_VERSION = 2;
+/**
+ * 3: python-urllib-rfc9309 (CPython's RFC 9309 robotparser) joins the exact profiles compared.
+ * 4: python-urllib-rfc9309 is CPython 3.13.18's module (an empty query dropped, a malformed URL an
+ * error), and scrapy-protego-0.7 (Protego 0.7.0 with Scrapy 2.14) joins them.
+ */
+export const PORTABILITY_VERSION = 4;
 /** Findings (rows) kept per file; the rest are counted, not listed. */
 export const PORTABILITY_MAX_FINDINGS = 50;
 /** Distinct (crawler, example path) questions asked per file at most. */
@@ -222,12 +227,21 @@ interface ExplainContext {
 function explain(profile: PortabilityProfile, c: ExplainContext): string {
   const blankInGroup = c.lines.slice(c.groupLine, c.ruleLine - 1).some((l) => l.trim() === '');
   if (profile === 'scrapy-protego' && c.notUtf8) return 'Scrapy reads a file that is not valid UTF-8 as empty';
-  if (profile !== 'node-robots-parser' && c.hasBom && c.firstGroup) return `a byte-order mark hides the first line from ${profile}`;
+  if (profile !== 'node-robots-parser' && profile !== 'scrapy-protego-0.7' && c.hasBom && c.firstGroup) return `a byte-order mark hides the first line from ${profile}`;
   if (profile === 'python-urllib') {
     if (/[*$]/.test(c.rule)) return 'python-urllib does not read wildcards';
     if (blankInGroup) return 'python-urllib ends a group at an empty line';
     if (c.kind === 'allow') return 'python-urllib lets the first matching rule in file order win, not the longest';
     return 'python-urllib takes the first group whose name is part of the crawler\'s name, and the first matching rule in file order';
+  }
+  if (profile === 'python-urllib-rfc9309') {
+    if (c.rule.includes('$') && !c.rule.endsWith('$')) return 'python-urllib-rfc9309 drops a rule with a $ before its end';
+    if (/\*/.test(c.rule)) return 'python-urllib-rfc9309 counts a wildcard rule\'s match by how far it reaches in the URL, not by the rule\'s length';
+    return 'python-urllib-rfc9309 takes the first group whose name is part of the crawler\'s name when none equals it, and compares percent-encoding re-quoted';
+  }
+  if (profile === 'scrapy-protego-0.7') {
+    if (c.rule.includes('$') && !c.rule.endsWith('$')) return 'scrapy-protego-0.7 also reads the rule with its $ as a literal character';
+    return 'scrapy-protego-0.7 picks the group whose name is the longest part of the crawler\'s name at a word boundary, and decodes percent-encoding before matching';
   }
   if (profile === 'scrapy-protego') return 'scrapy-protego picks the group whose name is the longest part of the crawler\'s name, and decodes percent-encoding before matching';
   return 'node-robots-parser re-encodes the rule (encodeURI) and groups by exact name';

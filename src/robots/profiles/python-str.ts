@@ -73,6 +73,55 @@ export function decodeUtf8Strict(body: Uint8Array): string | undefined {
   }
 }
 
+/**
+ * `bytes.decode('utf-8-sig', 'ignore')`: a leading BOM dropped, and every invalid sequence (its
+ * maximal subpart, as Python and the WHATWG decoder delimit it) dropped too.
+ */
+export function decodeUtf8SigIgnore(body: Uint8Array): string {
+  const out: number[] = [];
+  let text = '';
+  let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  while (i < body.length) {
+    const b = body[i]!;
+    if (b < 0x80) {
+      out.push(b);
+      i += 1;
+    } else {
+      // The continuation bytes needed, and the range of the first (the others are 80-BF).
+      let need = 0;
+      let lo = 0x80;
+      let hi = 0xbf;
+      if (b >= 0xc2 && b <= 0xdf) need = 1;
+      else if (b >= 0xe0 && b <= 0xef) {
+        need = 2;
+        if (b === 0xe0) lo = 0xa0;
+        else if (b === 0xed) hi = 0x9f;
+      } else if (b >= 0xf0 && b <= 0xf4) {
+        need = 3;
+        if (b === 0xf0) lo = 0x90;
+        else if (b === 0xf4) hi = 0x8f;
+      }
+      let cp = need === 1 ? b & 0x1f : need === 2 ? b & 0x0f : b & 0x07;
+      let j = i + 1;
+      let k = 0;
+      for (; k < need; k += 1, j += 1) {
+        const c = body[j];
+        if (c === undefined || c < (k === 0 ? lo : 0x80) || c > (k === 0 ? hi : 0xbf)) break;
+        cp = (cp << 6) | (c & 0x3f);
+      }
+      // A whole sequence is a character; otherwise the lead byte and the continuation bytes that
+      // fitted go, and the byte that did not fit starts afresh.
+      if (need > 0 && k === need) out.push(cp);
+      i = j;
+    }
+    if (out.length >= 4096) {
+      text += String.fromCodePoint(...out);
+      out.length = 0;
+    }
+  }
+  return text + String.fromCodePoint(...out);
+}
+
 const HEX = /^[0-9A-Fa-f]{2}$/;
 
 /** `urllib.parse.unquote(s)`: %XX runs in ASCII stretches decoded as UTF-8 with replacement. */
@@ -167,8 +216,13 @@ const USES_NETLOC = new Set([
   'rtspu', 'rsync', 'svn', 'svn+ssh', 'sftp', 'nfs', 'git', 'git+ssh', 'ws', 'wss',
 ]);
 
-/** `urllib.parse.urlparse(url)` (3.11.2, with its WHATWG stripping and netloc checks). */
-export function pyUrlparse(input: string): PyParseResult {
+export type PySplitResult = Omit<PyParseResult, 'params'>;
+
+/**
+ * `urllib.parse.urlsplit(url)`, with its WHATWG stripping and netloc checks: Python 3.11.2's, or
+ * with `py313` CPython 3.13.18's, the same but for an IPvFuture host, which may start with `V` too.
+ */
+export function pyUrlsplit(input: string, py313 = false): PySplitResult {
   // Leading C0 controls and spaces go; tabs and line breaks anywhere go.
   // eslint-disable-next-line no-control-regex -- Python's own character classes include the C0 controls
   let url = input.replace(/^[\x00-\x20]+/, '').replace(/[\t\r\n]/g, '');
@@ -192,7 +246,7 @@ export function pyUrlparse(input: string): PyParseResult {
     const open = netloc.includes('[');
     const close = netloc.includes(']');
     if (open !== close) throw new PythonLibraryError('Invalid IPv6 URL');
-    if (open && close) checkBracketedNetloc(netloc);
+    if (open && close) checkBracketedNetloc(netloc, py313);
   }
   const hash = url.indexOf('#');
   if (hash >= 0) {
@@ -205,8 +259,15 @@ export function pyUrlparse(input: string): PyParseResult {
     url = url.slice(0, q);
   }
   checkNetloc(netloc);
+  return { scheme, netloc, path: url, query, fragment };
+}
+
+/** `urllib.parse.urlparse(url)`: urlsplit, then `;params` off the last path segment (3.11.2, or 3.13.18 with `py313`). */
+export function pyUrlparse(input: string, py313 = false): PyParseResult {
+  const { scheme, netloc, path, query, fragment } = pyUrlsplit(input, py313);
+  let url = path;
   let params = '';
-  if (USES_PARAMS.has(scheme) && url.includes(';')) {
+  if ((USES_PARAMS.has(scheme) || (py313 && scheme === 'rtsps')) && url.includes(';')) {
     let i: number;
     if (url.includes('/')) {
       i = url.indexOf(';', url.lastIndexOf('/'));
@@ -245,7 +306,7 @@ function checkNetloc(netloc: string): void {
 }
 
 /** `_check_bracketed_netloc` and `_check_bracketed_host`. */
-function checkBracketedNetloc(netloc: string): void {
+function checkBracketedNetloc(netloc: string, py313: boolean): void {
   const hostAndPort = netloc.slice(netloc.lastIndexOf('@') + 1);
   const open = hostAndPort.indexOf('[');
   let hostname: string;
@@ -260,9 +321,9 @@ function checkBracketedNetloc(netloc: string): void {
     const colon = hostAndPort.indexOf(':');
     hostname = colon >= 0 ? hostAndPort.slice(0, colon) : hostAndPort;
   }
-  if (hostname.startsWith('v')) {
+  if (hostname.startsWith('v') || (py313 && hostname.startsWith('V'))) {
     // Python's "." stops at a line break, but urlsplit has removed those already.
-    if (!/^v[a-fA-F0-9]+\.[^]+$/.test(hostname)) throw new PythonLibraryError('IPvFuture address is invalid');
+    if (!(py313 ? /^[vV][a-fA-F0-9]+\.[^]+$/ : /^v[a-fA-F0-9]+\.[^]+$/).test(hostname)) throw new PythonLibraryError('IPvFuture address is invalid');
     return;
   }
   if (isPyIPv4(hostname)) throw new PythonLibraryError('An IPv4 address cannot be in brackets');

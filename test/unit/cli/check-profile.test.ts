@@ -11,7 +11,7 @@ describe('check --profile', () => {
     // The example's Googlebot group: Disallow: /private/ (line 5), Allow: /private/press-kit/ (line 6).
     ['google', 'allowed     https://example.com/private/press-kit/logo.png  (line 6: Allow: /private/press-kit/ in group User-agent: Googlebot)'],
     // urllib: the first matching rule in file order decides, not the longest.
-    ['python-urllib', 'disallowed  https://example.com/private/press-kit/logo.png  (python-urllib, Python 3.11.2 (Debian 12); the library names no line)'],
+    ['python-urllib', 'disallowed  https://example.com/private/press-kit/logo.png  (python-urllib, Python 3.11.2 (Debian 12), the classic module (before RFC 9309); the library names no line)'],
     ['scrapy-protego', 'allowed     https://example.com/private/press-kit/logo.png  (scrapy-protego, Protego 0.2.1 (Debian 12 python3-protego), Scrapy 2.8; the library names no line)'],
     ['node-robots-parser', 'allowed     https://example.com/private/press-kit/logo.png  (node-robots-parser, robots-parser 3.0.1; line 6)'],
   ])('%s', async (profile, line) => {

@@ -115,7 +115,7 @@ describe('lint: other parsers (issue 19)', () => {
     const body = 'User-agent: *\nDisallow: /*.pdf$\n';
     const run = await runCli(['lint', '-'], { stdin: body });
     expect(run.stdout).toBe(
-      '2:info:other-parsers-differ: "Disallow: /*.pdf$" for a crawler without a group of its own: python-urllib does not read wildcards, so /x.pdf stays allowed (/x.pdf: google disallows, python-urllib allows, scrapy-protego disallows, node-robots-parser disallows).\n',
+      '2:info:other-parsers-differ: "Disallow: /*.pdf$" for a crawler without a group of its own: python-urllib does not read wildcards, so /x.pdf stays allowed (/x.pdf: google disallows, python-urllib allows, python-urllib-rfc9309 disallows, scrapy-protego disallows, scrapy-protego-0.7 disallows, node-robots-parser disallows).\n',
     );
     expect((await runCli(['lint', '--no-portability', '-'], { stdin: body })).stdout).toBe('');
   });

@@ -70,7 +70,7 @@ describe('the shipped crawler rules are well-formed', () => {
       return out;
     });
     expect(problems).toEqual([]);
-    expect(PARSER_PROFILES).toEqual(['google', 'python-urllib', 'scrapy-protego', 'node-robots-parser', 'crawler-commons']);
+    expect(PARSER_PROFILES).toEqual(['google', 'python-urllib', 'python-urllib-rfc9309', 'scrapy-protego', 'scrapy-protego-0.7', 'node-robots-parser', 'crawler-commons']);
   });
 });
 

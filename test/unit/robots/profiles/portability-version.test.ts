@@ -34,6 +34,10 @@ const DISTINCT_RULES = `User-agent: *\n${Array.from({ length: 600 }, (_, i) => `
 const PINNED: Record<number, string> = {
   1: '916c095f587057d84306a60c1bbc53531abc568951489e931eb32b90e9f9370f',
   2: '88885923c080fe914534ad0d61a4f1638723ee687ce2b7df99291187ba5bfd74',
+  // 3: python-urllib-rfc9309 joins the profiles compared.
+  3: '8b5789dfac90093863f64f6d4b5f752014c3a9c5a8209699bd619040d3bd586d',
+  // 4: python-urllib-rfc9309 is CPython 3.13.18's module; scrapy-protego-0.7 joins the profiles compared.
+  4: '59669fe3a440e28a6664c9b6cb8fb21455ad8318e464437ab531c691dc2508de',
 };
 
 function findingsDigest(): string {
