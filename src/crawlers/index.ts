@@ -15,7 +15,7 @@ export { CRAWLER_RULES, CRAWLER_RULES_READ, UNKNOWN_PARSER, findCrawlerRules, pa
 export type { CrawlerRuleEntry, CrawlerParser, FactBasis, RobotsTxtUse, SourcedFact, StarGroupUse } from './crawler-rules.js';
 export { CRAWLER_PRODUCT_TOKENS, followedAgent, followedGroup, explainAsCrawler, followedGroupText } from './followed-group.js';
 export type { FollowedGroup, FollowedGroupRule, CrawlerExplanation } from './followed-group.js';
-export { ParserVerdictReader, PARSER_VERDICTS_KEY, otherParserOf, parserVerdictText } from './parser-verdicts.js';
+export { ParserVerdictReader, PARSER_VERDICTS_KEY, otherParserOf, parserVerdictText, profileRelease } from './parser-verdicts.js';
 export type { OtherParser, ParserVerdict } from './parser-verdicts.js';
 export { usageOfExplained, usageAsCrawler } from './usage-verdicts.js';
 export { lintWithCrawlers, usageContradictions, MAX_USAGE_CONTRADICTION_CHECKS } from './usage-lint.js';

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CRAWLER_RULES, findCrawlerRules } from './crawler-rules.js';
-import { isParserProfileName, parseForProfile } from '../robots/profiles/index.js';
+import { isParserProfileName, PARSER_PROFILE_INFO, parseForProfile } from '../robots/profiles/index.js';
 import type { ParserProfileName, ProfileParsed } from '../robots/profiles/index.js';
 
 /** A crawler's parser other than Google's, implemented as a profile. */
@@ -95,7 +95,12 @@ export class ParserVerdictReader {
 }
 
 /** "allowed by Google's parser; disallowed under scrapy-protego (known)". */
+/** The library release a stored profile name stands for ("Protego 0.7.0"); the name itself when it is no longer a profile. */
+export function profileRelease(profile: string): string {
+  return isParserProfileName(profile) ? PARSER_PROFILE_INFO[profile].release : profile;
+}
+
 export function parserVerdictText(googleAllowed: boolean, v: ParserVerdict): string {
   const word = (a: boolean) => (a ? 'allowed' : 'disallowed');
-  return `${word(googleAllowed)} by Google's parser; ${word(v.allowed)} under ${v.profile} (${v.basis})`;
+  return `${word(googleAllowed)} by Google's parser; ${word(v.allowed)} under ${v.profile} (${profileRelease(v.profile)}, ${v.basis})`;
 }

@@ -11,6 +11,7 @@
 import type pg from 'pg';
 import { AI_CATEGORIES } from '../crawlers/categories.js';
 import { parserOf } from '../crawlers/crawler-rules.js';
+import { profileRelease } from '../crawlers/parser-verdicts.js';
 import type { AiCategory } from '../crawlers/categories.js';
 import type { ReportColumn } from './format.js';
 import type { ReportSource } from './report-source.js';
@@ -102,11 +103,11 @@ export const PARSER_VERDICTS_COLUMN = `coalesce((select jsonb_agg(jsonb_build_ob
      join user_agents a on a.id = v.user_agent_id and a.category in (${AI_CATEGORIES.map((c) => `'${c}'`).join(', ')})
      where t.site_id = x.site_id and t.is_root), '[]'::jsonb) as parser_verdicts`;
 
-/** "CCBot: allowed under crawler-commons (assumed)", Google's verdict being the other one. */
+/** "CCBot: allowed under crawler-commons (crawler-commons 1.4+, assumed)", Google's verdict being the other one. */
 export function parserVerdictCell(v: StoredParserVerdict): string {
   const parser = parserOf(v.token);
   const basis = parser.profile === v.profile ? parser.basis : 'assumed';
-  return `${v.token}: ${v.allowed ? 'allowed' : 'disallowed'} under ${v.profile} (${basis})`;
+  return `${v.token}: ${v.allowed ? 'allowed' : 'disallowed'} under ${v.profile} (${profileRelease(v.profile)}, ${basis})`;
 }
 
 /**

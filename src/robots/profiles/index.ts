@@ -25,6 +25,8 @@ export const DEFAULT_PARSER_PROFILE: ParserProfileName = 'google';
 export interface ParserProfileInfo {
   name: ParserProfileName;
   library: string;
+  /** The library's version in a few words, where a verdict names it ("Protego 0.7.0"). */
+  release: string;
   version: string;
   /** `exact`: held to the real library by oracle tests; `assumed`: read from documentation and source. */
   basis: 'exact' | 'assumed';
@@ -37,6 +39,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   google: {
     name: 'google',
     library: "Google's robots.txt parser (google/robotstxt), this project's engine",
+    release: 'google/robotstxt',
     version: 'google/robotstxt at the commit the engine follows (src/robots/engine-version.ts)',
     basis: 'exact',
     contract: 'The raw bytes (RFC 9309 and Google\'s documented limits); the URL as given; the product token as the user agent.',
@@ -45,6 +48,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'python-urllib': {
     name: 'python-urllib',
     library: "CPython's urllib.robotparser, the classic module (before RFC 9309)",
+    release: 'CPython 3.11 classic',
     version: 'Python 3.11.2 (Debian 12), the classic module (before RFC 9309)',
     basis: 'exact',
     contract:
@@ -54,6 +58,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'python-urllib-rfc9309': {
     name: 'python-urllib-rfc9309',
     library: "CPython's urllib.robotparser, rewritten for RFC 9309 (gh-138907)",
+    release: 'CPython 3.13.18',
     version: 'CPython 3.13.18 urllib.robotparser (RFC 9309 rewrite, gh-138907; Debian sid libpython3.13-minimal 3.13.18-1)',
     basis: 'exact',
     contract:
@@ -63,6 +68,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'scrapy-protego': {
     name: 'scrapy-protego',
     library: "Protego, as Scrapy's ProtegoRobotParser calls it",
+    release: 'Protego 0.2.1',
     version: 'Protego 0.2.1 (Debian 12 python3-protego), Scrapy 2.8',
     basis: 'exact',
     contract:
@@ -72,6 +78,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'scrapy-protego-0.7': {
     name: 'scrapy-protego-0.7',
     library: "Protego 0.7, as Scrapy 2.14's ProtegoRobotParser calls it",
+    release: 'Protego 0.7.0',
     version: 'Protego 0.7.0 (2026-09-21; Debian sid python3-protego 0.7.0+dfsg-1), Scrapy 2.14, Python 3.13.18 urllib.parse',
     basis: 'exact',
     contract:
@@ -81,6 +88,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'node-robots-parser': {
     name: 'node-robots-parser',
     library: 'npm robots-parser',
+    release: 'robots-parser 3.0.1',
     version: 'robots-parser 3.0.1',
     basis: 'exact',
     contract:
@@ -90,6 +98,7 @@ export const PARSER_PROFILE_INFO: Readonly<Record<ParserProfileName, ParserProfi
   'crawler-commons': {
     name: 'crawler-commons',
     library: "crawler-commons' SimpleRobotRulesParser (Apache Nutch, Common Crawl's CCBot)",
+    release: 'crawler-commons 1.4+',
     version: 'crawler-commons 1.4+ (RFC 9309, exact agent matching), read 2026-11-24',
     basis: 'assumed',
     contract:

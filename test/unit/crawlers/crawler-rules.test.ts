@@ -106,7 +106,7 @@ describe('what the operators document', () => {
     ['AdsBot-Google', 'google', 'known'],
     ['Feedfetcher-Google', 'google', 'assumed'],
     ['CCBot', 'crawler-commons', 'assumed'],
-    ['Scrapy', 'scrapy-protego', 'known'],
+    ['Scrapy', 'scrapy-protego-0.7', 'known'],
     ['Nutch', 'crawler-commons', 'known'],
     ['GPTBot', 'unknown', 'unknown'],
     ['Applebot', 'unknown', 'unknown'],

@@ -231,7 +231,7 @@ describe('formatExplanation: the verdict, the deciding line and its group, the p
         '  deciding line: line 2: Disallow: /private',
         '  group: the * group: User-agent: * (line 1)',
         "  parser: scrapy-protego (known, https://docs.scrapy.org/x); the verdict above is Google's parser's",
-        "  under its parser: disallowed by Google's parser; allowed under scrapy-protego (known)",
+        "  under its parser: disallowed by Google's parser; allowed under scrapy-protego (Protego 0.2.1, known)",
         POLICY_LINE,
       ],
     ],
