@@ -11,11 +11,13 @@ import { crawlerChangeJson, crawlerLines } from '../reports/site-diff.format.js'
 import { hiddenCharsNote, terminalText } from '../reports/terminal-text.js';
 import { plural } from '../reports/site-text.js';
 import type { CitedRule } from '../night/alerts.js';
-import { groupFlips } from '../services/draft-check.js';
-import type { DraftAlert, DraftReport, FlipGroup } from '../services/draft-check.js';
+import { groupFlips, groupUsageFlips } from '../services/draft-check.js';
+import type { DraftAlert, DraftReport, DraftUsageRule, FlipGroup, UsageFlipGroup } from '../services/draft-check.js';
 
 /** Flip lines the table shows (`--format json` lists every flip). */
 export const TABLE_MAX_FLIP_GROUPS = 40;
+/** Usage-change lines the table shows (`--format json` lists every change). */
+export const TABLE_MAX_USAGE_GROUPS = 40;
 /** Crawlers named on one flip line; the others are counted. */
 export const TABLE_MAX_CRAWLERS_PER_LINE = 8;
 /** Flipped URLs an annotation names; the others are counted. */
@@ -38,7 +40,13 @@ function ruleInForce(report: DraftReport, r: CitedRule | null): string {
   return r === null && report.current.policy !== 'rules' ? `${report.current.policy} (${report.current.policyReason})` : ruleText(r);
 }
 
-function crawlerList(group: FlipGroup): string {
+/** A usage preference's deciding line: `line 4 (Content-Signal ai-train): ai-train=no, search=yes`. */
+export function usageRuleText(r: DraftUsageRule | null): string {
+  if (r === null) return 'not stated';
+  return `line ${r.line} (${r.mechanism === 'content-signal' ? 'Content-Signal' : 'Content-Usage'} ${safe(r.label)}): ${safe(r.value)}`;
+}
+
+function crawlerList(group: FlipGroup | UsageFlipGroup): string {
   const names = group.crawlers.map((c) => c.token);
   const shown = names.slice(0, TABLE_MAX_CRAWLERS_PER_LINE).join(', ');
   const more = names.length > TABLE_MAX_CRAWLERS_PER_LINE ? ` and ${names.length - TABLE_MAX_CRAWLERS_PER_LINE} more` : '';
@@ -89,6 +97,17 @@ export function formatDraftTable(report: DraftReport, sources: DraftSources): st
     if (groups.length > TABLE_MAX_FLIP_GROUPS) out.push(`  … ${groups.length - TABLE_MAX_FLIP_GROUPS} more (--format json lists every flip)`);
   }
 
+  const usage = groupUsageFlips(report.usageFlips);
+  if (usage.length > 0) {
+    out.push('', `Usage preferences that would change (${report.usageFlips.length}; tracked URLs x their agents, where both files let the crawler fetch the URL):`);
+    for (const g of usage.slice(0, TABLE_MAX_USAGE_GROUPS)) {
+      const level = g.alert ? g.alert.severity : '-';
+      out.push(`  ${level.padEnd(8)}  ${g.purpose}: ${g.before} -> ${g.after}  ${safe(g.url)}  ${crawlerList(g)}`);
+      out.push(`  ${''.padEnd(8)}  in force: ${usageRuleText(g.ruleBefore)}; draft: ${usageRuleText(g.ruleAfter)}${g.alert ? ` [${g.alert.kind}]` : ''}`);
+    }
+    if (usage.length > TABLE_MAX_USAGE_GROUPS) out.push(`  … ${usage.length - TABLE_MAX_USAGE_GROUPS} more (--format json lists every change)`);
+  }
+
   out.push('', 'Alerts the night after the deploy would raise:');
   if (report.alerts.length === 0) out.push('  none');
   for (const a of report.alerts) {
@@ -119,6 +138,10 @@ export function formatDraftTable(report: DraftReport, sources: DraftSources): st
 function* siteTexts(report: DraftReport): Iterable<string> {
   for (const f of report.flips) {
     yield f.url;
+    if (f.ruleBefore) yield f.ruleBefore.value;
+    if (f.ruleAfter) yield f.ruleAfter.value;
+  }
+  for (const f of report.usageFlips) {
     if (f.ruleBefore) yield f.ruleBefore.value;
     if (f.ruleAfter) yield f.ruleAfter.value;
   }
@@ -157,6 +180,20 @@ export function draftJson(report: DraftReport, sources: DraftSources) {
       tracked: f.tracked,
       allowedBefore: f.before,
       allowedAfter: f.after,
+      ruleBefore: f.ruleBefore,
+      ruleAfter: f.ruleAfter,
+      alert: f.alert?.kind ?? null,
+      severity: f.alert?.severity ?? null,
+    })),
+    usageFlips: report.usageFlips.map((f) => ({
+      url: f.url,
+      isRoot: f.isRoot,
+      crawler: f.crawler,
+      category: f.category,
+      family: f.family,
+      purpose: f.purpose,
+      preferenceBefore: f.before,
+      preferenceAfter: f.after,
       ruleBefore: f.ruleBefore,
       ruleAfter: f.ruleAfter,
       alert: f.alert?.kind ?? null,
@@ -227,6 +264,7 @@ export function githubAnnotations(report: DraftReport, file: string | null): str
     else for (const line of a.lines) out.push(command(alertLevel(a), file, line, title, `${a.title}${flipsAt(report, a, line)}`));
   }
   for (const d of report.lint) out.push(command(lintLevel(d), file, d.line, `robots-audit lint: ${d.code}`, d.message));
-  out.push(`robots-audit test-draft ${report.origin}: ${plural(report.flips.length, 'verdict')} would flip; ${alertSummary(report)}`);
+  const usage = report.usageFlips.length > 0 ? `, ${plural(report.usageFlips.length, 'usage preference')} would change` : '';
+  out.push(`robots-audit test-draft ${report.origin}: ${plural(report.flips.length, 'verdict')} would flip${usage}; ${alertSummary(report)}`);
   return `${out.join('\n')}\n`;
 }

@@ -17,6 +17,7 @@ import type { ReportColumn } from './format.js';
 import type { ReportSource } from './report-source.js';
 import { inPortfolio } from './report-filters.js';
 import type { ReportFilters } from './report-filters.js';
+import { usageFilterCondition } from './usage-filters.js';
 
 export const AI_ACCESS_COLUMNS: readonly ReportColumn[] = [
   { key: 'origin', header: 'SITE', type: 'text', shrink: true },
@@ -131,7 +132,8 @@ export const ACCESS_COLUMNS = `coalesce((select a.allowed from body_agent_access
 
 /**
  * `--since`: only the sites whose answer changed since that night (their access then is read
- * first, one entry per site). The dashboard's AI page adds its search and "blocks" filter.
+ * first, one entry per site). The dashboard's AI page adds its search, its "blocks" filter and its
+ * "usage" filter (usage-filters.ts).
  */
 export async function aiAccessSource(pool: pg.Pool, filters: ReportFilters): Promise<ReportSource<AccessRow>> {
   const crawlers = await loadAiCrawlers(pool);
@@ -146,8 +148,9 @@ export async function aiAccessSource(pool: pg.Pool, filters: ReportFilters): Pro
           where ${inPortfolio('x.site_id')}
             and ($2::text is null or strpos(s.origin, $2) > 0)
             and ($3::text is null or x.site_id in ${sitesBlocking('lower($3)')})
+            and ${usageFilterCondition('x.site_id', '$4')}
           order by s.origin`,
-    params: [filters.portfolioId, filters.search ?? null, filters.blocks ?? null],
+    params: [filters.portfolioId, filters.search ?? null, filters.blocks ?? null, filters.usage ?? null],
     rows: (batch) => {
       const rows = [];
       for (const r of batch) {

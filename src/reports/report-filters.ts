@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { AlertSeverity } from '../night/vocabulary.js';
 import type { SiteState } from './site-states.js';
+import type { UsageFilter } from './usage-filters.js';
 
 /**
  * The SQL condition "the site is in the portfolio given as `param`, or no portfolio was given":
@@ -25,7 +26,7 @@ export interface ReportFilters {
    * the column (docs/reports.md): nights before this instant; part of the origin (lower-case);
    * a state of the overview; a change kind, flip cause or alert kind; at least this severe (an
    * event by the worst alert of its site's night); a crawler (flips), or the crawler a site
-   * blocks (ai-access).
+   * blocks (ai-access); what its tracked URLs' agents are told of AI training (ai-access).
    */
   until?: Date | null;
   search?: string | null;
@@ -34,6 +35,7 @@ export interface ReportFilters {
   severity?: AlertSeverity | null;
   crawler?: string | null;
   blocks?: string | null;
+  usage?: UsageFilter | null;
 }
 
 export interface ReportFilterInput {

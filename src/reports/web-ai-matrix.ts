@@ -5,7 +5,10 @@
  * crawlers unless the page picks others from the catalogue; a filter keeps the sites that block
  * one crawler ("which of my sites block GPTBot, and since when?"). A page of sites at a time,
  * computed from body_agent_access like `report ai-access` (a site costs its few exception rows);
- * "since" from the ai_access view, for the page's cells only.
+ * "since" from the ai_access view, for the page's cells only. Beside the crawlers, what each
+ * purpose (search, AI training, AI input) is told to the site's tracked URLs x agents by its
+ * Content-Signal and Content-Usage lines (the verdict spans in force, for the page's sites only),
+ * and a filter by it (usage-filters.ts: "refuses AI training but lets an AI-training crawler crawl").
  */
 import type pg from 'pg';
 import type { AiCrawler } from './report-ai-access.js';
@@ -16,6 +19,15 @@ import { AI_CATEGORIES } from '../crawlers/categories.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
 import type { FactBasis } from '../crawlers/crawler-rules.js';
 import type { ParserProfileName } from '../robots/profiles/index.js';
+import type { UsagePreference } from '../robots/index.js';
+import { USAGE_PURPOSES } from '../night/vocabulary.js';
+import type { UsagePurpose } from '../night/vocabulary.js';
+import type { UsageRule } from '../night/input.js';
+import { TRAINING_CATEGORY, USAGE_FILTER_TEXT, USAGE_FILTERS, usageFilterCondition } from './usage-filters.js';
+import type { UsageFilter } from './usage-filters.js';
+
+export { USAGE_FILTER_TEXT, USAGE_FILTERS };
+export type { UsageFilter };
 
 export { AI_CATEGORIES };
 import type { AiCategory } from '../crawlers/categories.js';
@@ -30,6 +42,8 @@ export interface AiMatrixQuery {
   category: AiCategory | null;
   /** Only the sites whose root this crawler may not fetch now. */
   blocks: string | null;
+  /** Only the sites whose usage preferences are so (usage-filters.ts). */
+  usage?: UsageFilter | null;
   page: number;
   pageSize: number;
 }
@@ -66,9 +80,41 @@ export interface AiMatrix {
   columnRules: AiColumnRules[];
   /** The crawler of `blocks`, as the catalogue spells it. */
   blocks: AiColumn | null;
-  sites: { siteId: number; origin: string; policy: string | null; policyReason: string | null; cells: (AiCell | null)[] }[];
+  sites: AiMatrixSite[];
   matching: number;
 }
+
+export interface AiMatrixSite {
+  siteId: number;
+  origin: string;
+  policy: string | null;
+  policyReason: string | null;
+  cells: (AiCell | null)[];
+  /** One per purpose, in USAGE_PURPOSES' order. */
+  usage: SiteUsage[];
+  /** The catalogue's AI-training crawlers that may fetch the root now (null: not audited). */
+  trainingCrawlersIn: string[] | null;
+}
+
+/** How many tracked URL x agent pairs are told one preference for a purpose, with one example's deciding line. */
+export interface UsageTold {
+  preference: UsagePreference;
+  count: number;
+  /** The deciding line of the first pair told so (the root first); null for unknown and not-crawlable. */
+  rule: UsageRule | null;
+  example: { url: string; token: string };
+}
+
+export interface SiteUsage {
+  purpose: UsagePurpose;
+  /** Refused first, then allowed, unknown, not-crawlable; empty when no verdict is in force. */
+  told: UsageTold[];
+}
+
+/** Short names of the purposes, for columns and labels. */
+export const USAGE_PURPOSE_LABELS: Readonly<Record<UsagePurpose, string>> = { search: 'Search', 'ai-train': 'AI training', 'ai-input': 'AI input' };
+
+const PREFERENCE_ORDER: readonly UsagePreference[] = ['refused', 'allowed', 'unknown', 'not-crawlable'];
 
 /** A crawler the page names that the catalogue does not hold. */
 export class UnknownCrawler extends Error {
@@ -112,29 +158,33 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
   const catalogue = await aiCatalogue(pool);
   const columns = pickColumns(catalogue, query);
   const blocks = query.blocks === null ? null : findCrawler(catalogue, query.blocks);
-  // $1 portfolio, $2 search, $3 limit, $4 offset, $5 the crawler the sites block
-  const chosen = blocks === null ? `${FILTER} and $5::text is null` : `${FILTER} and s.id in ${sitesBlocking('lower($5)')}`;
-  const params = [query.portfolioId, search, query.pageSize, (Math.max(1, query.page) - 1) * query.pageSize, blocks?.token ?? null];
-  // A page by the origin index, and the count apart; with "blocks" the set is read whole anyway,
-  // so the page's rows carry the count (one pass, not two).
+  const usage = query.usage ?? null;
+  // $1 portfolio, $2 search, $3 limit, $4 offset, $5 the crawler the sites block, $6 the usage filter
+  const chosen = `${FILTER} and ${blocks === null ? '$5::text is null' : `s.id in ${sitesBlocking('lower($5)')}`} and ${usageFilterCondition('s.id', '$6')}`;
+  const params = [query.portfolioId, search, query.pageSize, (Math.max(1, query.page) - 1) * query.pageSize, blocks?.token ?? null, usage];
+  // A page by the origin index, and the count apart; with "blocks" or "usage" the set is read
+  // whole anyway, so the page's rows carry the count (one pass, not two).
+  const narrowed = blocks !== null || usage !== null;
   const [page, count] = await Promise.all([
     pool.query<AccessRow & { matching: number | null }>(
       `select s.id as site_id, s.origin, x.policy, x.policy_reason, x.rules_body_id, s.matching,
               (select jsonb_agg(jsonb_build_object('token', a.token, 'allowed', a.allowed, 'line', a.rule_line))
                from body_agent_access a where a.body_id = x.rules_body_id) as rows,
               ${PARSER_VERDICTS_COLUMN}
-       from (select s.id, s.origin, ${blocks === null ? 'null::int' : 'count(*) over ()::int'} as matching from sites s
+       from (select s.id, s.origin, ${narrowed ? 'count(*) over ()::int' : 'null::int'} as matching from sites s
              where ${chosen} order by s.origin limit $3 offset $4) s
        left join site_state x on x.site_id = s.id
        order by s.origin`,
       params,
     ),
-    blocks === null ? pool.query<{ n: number }>(`select count(*)::int as n from sites s where ${FILTER}`, params.slice(0, 2)) : null,
+    narrowed ? null : pool.query<{ n: number }>(`select count(*)::int as n from sites s where ${FILTER}`, params.slice(0, 2)),
   ]);
   const matching =
     count?.rows[0]!.n ??
     page.rows[0]?.matching ??
     (query.page > 1 ? (await pool.query<{ n: number }>(`with typed as (select $3::int, $4::int) select count(*)::int as n from sites s where ${chosen}`, params)).rows[0]!.n : 0);
+  const told = await usageTold(pool, page.rows.map((r) => r.site_id));
+  const training = catalogue.filter((c) => c.category === TRAINING_CATEGORY);
   const since = await accessSince(pool, page.rows.filter((r) => r.policy !== null), columns.map((c) => c.token));
   return {
     catalogue,
@@ -146,11 +196,14 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
       const byToken = new Map((r.rows ?? []).map((a) => [a.token, a]));
       const star = byToken.get('*');
       const parsers = new Map(r.parser_verdicts.map((v) => [v.token.toLowerCase(), v]));
+      const access = new Map((r.rows ?? []).map((a) => [a.token, a.allowed]));
       return {
         siteId: r.site_id,
         origin: r.origin,
         policy: r.policy,
         policyReason: r.policy_reason,
+        usage: USAGE_PURPOSES.map((purpose) => ({ purpose, told: told.get(`${r.site_id} ${purpose}`) ?? [] })),
+        trainingCrawlersIn: r.policy === null ? null : training.filter((c) => rootAnswer(r.policy!, access, c.token.toLowerCase())).map((c) => c.token),
         cells: columns.map((c): AiCell | null => {
           if (r.policy === null) return null;
           const at = since.get(`${r.site_id} ${c.token.toLowerCase()}`) ?? null;
@@ -165,6 +218,38 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
       };
     }),
   };
+}
+
+/**
+ * What each purpose is told to the sites' tracked URLs x agents now, keyed `<site id> <purpose>`:
+ * the pairs per preference (the ai_use view's words: robots_audit_usage), each with the deciding
+ * line of its first pair, the root first. The page's sites only: their open spans, through the
+ * spans' key (tracked_url_id first).
+ */
+async function usageTold(pool: pg.Pool, siteIds: readonly number[]): Promise<Map<string, UsageTold[]>> {
+  const out = new Map<string, UsageTold[]>();
+  if (siteIds.length === 0) return out;
+  const { rows } = await pool.query<{ site_id: number; purpose: UsagePurpose; preference: UsagePreference; n: number; rule: UsageRule | null; url: string; token: string }>(
+    `select t.site_id, p.purpose, robots_audit_usage(v.allowed, p.stated) as preference, count(*)::int as n,
+            (array_agg(v.usage_rules -> p.purpose order by t.is_root desc, t.url, lower(a.token)))[1] as rule,
+            (array_agg(t.url order by t.is_root desc, t.url, lower(a.token)))[1] as url,
+            (array_agg(a.token order by t.is_root desc, t.url, lower(a.token)))[1] as token
+     from tracked_urls t
+     join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null
+     join user_agents a on a.id = v.user_agent_id
+     cross join lateral (values ('search', v.usage_search), ('ai-train', v.usage_ai_train), ('ai-input', v.usage_ai_input)) as p(purpose, stated)
+     where t.site_id = any($1::int[])
+     group by t.site_id, p.purpose, 3`,
+    [siteIds],
+  );
+  for (const r of rows) {
+    const key = `${r.site_id} ${r.purpose}`;
+    const list = out.get(key) ?? out.set(key, []).get(key)!;
+    const stated = r.preference === 'allowed' || r.preference === 'refused';
+    list.push({ preference: r.preference, count: r.n, rule: stated ? r.rule : null, example: { url: r.url, token: r.token } });
+  }
+  for (const list of out.values()) list.sort((a, b) => PREFERENCE_ORDER.indexOf(a.preference) - PREFERENCE_ORDER.indexOf(b.preference));
+  return out;
 }
 
 /** Known or assumed, as the crawler rules say of the stored profile now. */

@@ -22,12 +22,17 @@ import type { HiddenChar } from '../robots/hidden-chars.js';
 import { move } from './report-changes.js';
 import { PORTABILITY_VERSION } from '../robots/profiles/portability.js';
 import type { PortabilityResult, StoredPortability } from '../robots/profiles/portability.js';
+import { USAGE_PURPOSES } from '../night/vocabulary.js';
+import type { StoredPreference, UsagePurpose } from '../night/vocabulary.js';
+import type { UsageRule, UsageRules } from '../night/input.js';
 
 /** Nights on the timeline: a bit more than a year. */
 export const TIMELINE_NIGHTS = 400;
 /** Changes listed (the newest); older ones stay in `report changes` and SQL. */
 export const SITE_CHANGES = 100;
 export const SITE_ALERTS = 50;
+/** Usage-preference changes listed (the newest); `report` and SQL (usage_flips) keep them all. */
+export const SITE_USAGE_FLIPS = 100;
 /** Lint diagnostics listed on the page (a 500 KiB file may have one per line); `robots-audit lint` lists them all. */
 export const SITE_LINT_SHOWN = 500;
 
@@ -87,6 +92,40 @@ export interface VerdictMatrix {
   /** One per agent, in the same order. */
   crawlers: MatrixCrawler[];
   urls: { url: string; isRoot: boolean; cells: (MatrixCell | null)[] }[];
+}
+
+/**
+ * The "AI usage preferences" panel (docs/usage-preferences.md): per purpose, what the tracked
+ * URLs x agents are told now, the pairs told the same by the same line shown as one row; and the
+ * site's latest changes of them, night by night.
+ */
+export interface UsagePanel {
+  purposes: PurposeUsage[];
+  changes: UsageChange[];
+  /** Whether any pair is told anything (allowed or refused) now. */
+  stated: boolean;
+}
+
+export interface PurposeUsage {
+  purpose: UsagePurpose;
+  /** The pairs told allowed or refused, grouped by URL, preference and deciding line. */
+  stated: { url: string; isRoot: boolean; preference: 'allowed' | 'refused'; rule: UsageRule; agents: string[] }[];
+  /** Pairs told nothing, and pairs whose crawler may not fetch the URL (no preference applies: D-9). */
+  unknown: number;
+  notCrawlable: number;
+}
+
+export interface UsageChange {
+  runId: number;
+  at: Date;
+  url: string;
+  isRoot: boolean;
+  purpose: UsagePurpose;
+  from: StoredPreference;
+  to: StoredPreference;
+  ruleBefore: UsageRule | null;
+  ruleAfter: UsageRule | null;
+  agents: string[];
 }
 
 export interface SiteAlert {
@@ -169,6 +208,7 @@ export interface SitePage {
   version: SelectedVersion | null;
   matrix: VerdictMatrix;
   alerts: SiteAlert[];
+  usage: UsagePanel;
   file: FileView | null;
 }
 
@@ -232,7 +272,7 @@ export async function sitePage<A extends SiteFileAnalysis>(
   analyse: (input: SiteFileInput) => Promise<Computed<A>>,
 ): Promise<(SitePage & { analysis: A | null }) | null> {
   // One round of queries: a site that is gone (removed since the caller found its id) is null.
-  const [[described], labels, timeline, changes, verdicts, alerts, bodies] = await Promise.all([
+  const [[described], labels, timeline, changes, verdicts, alerts, bodies, usageChanges] = await Promise.all([
     describeSites(pool, [siteId]),
     pool.query<{ labels: Record<string, string> }>('select labels from sites where id = $1', [siteId]),
     loadTimeline(pool, siteId),
@@ -249,6 +289,7 @@ export async function sitePage<A extends SiteFileAnalysis>(
       [siteId, SITE_ALERTS],
     ),
     loadBodies(pool, siteId),
+    loadUsageChanges(pool, siteId),
   ]);
   if (!described) return null;
   const list = changes.rows.map(siteChange);
@@ -275,6 +316,7 @@ export async function sitePage<A extends SiteFileAnalysis>(
     version,
     matrix: verdictMatrix(verdicts, agents, bodies.rulesLines, analysed?.ok ? analysed.value.groupRules : agents.map(() => null)),
     alerts: alerts.rows,
+    usage: usagePanel(verdicts, usageChanges),
     file,
     analysis: analysed?.ok ? analysed.value : null,
   };
@@ -313,11 +355,16 @@ interface VerdictRow {
   since: Date;
   parser_profile: string | null;
   parser_allowed: boolean | null;
+  usage_search: boolean | null;
+  usage_ai_train: boolean | null;
+  usage_ai_input: boolean | null;
+  usage_rules: UsageRules | null;
 }
 
 async function loadVerdicts(pool: pg.Pool, siteId: number): Promise<VerdictRow[]> {
   const { rows } = await pool.query<VerdictRow>(
-    `select t.url, t.is_root, a.token, v.allowed, v.rule_line, v.valid_from as since, v.parser_profile, v.parser_allowed
+    `select t.url, t.is_root, a.token, v.allowed, v.rule_line, v.valid_from as since, v.parser_profile, v.parser_allowed,
+            v.usage_search, v.usage_ai_train, v.usage_ai_input, v.usage_rules
      from tracked_urls t
      join verdicts v on v.tracked_url_id = t.id and v.to_run_id is null
      join user_agents a on a.id = v.user_agent_id
@@ -352,6 +399,58 @@ function verdictMatrix(verdicts: VerdictRow[], agents: string[], lines: string[]
     };
   }
   return { agents, crawlers, urls: [...byUrl.values()] };
+}
+
+const USAGE_COLUMN = { search: 'usage_search', 'ai-train': 'usage_ai_train', 'ai-input': 'usage_ai_input' } as const satisfies Record<UsagePurpose, keyof VerdictRow>;
+
+/** The panel from the verdicts in force (in URL and agent order) and the latest changes. */
+function usagePanel(verdicts: readonly VerdictRow[], changes: UsageChange[]): UsagePanel {
+  const purposes = USAGE_PURPOSES.map((purpose): PurposeUsage => {
+    const rows = new Map<string, PurposeUsage['stated'][number]>();
+    let unknown = 0;
+    let notCrawlable = 0;
+    for (const v of verdicts) {
+      const stated = v[USAGE_COLUMN[purpose]];
+      const rule = v.usage_rules?.[purpose];
+      if (!v.allowed) notCrawlable += 1;
+      else if (stated === null || rule === undefined) unknown += 1;
+      else {
+        const preference = stated ? 'allowed' : 'refused';
+        const key = JSON.stringify([v.url, preference, rule.line, rule.value, rule.since]);
+        const row = rows.get(key) ?? rows.set(key, { url: v.url, isRoot: v.is_root, preference, rule, agents: [] }).get(key)!;
+        row.agents.push(v.token);
+      }
+    }
+    return { purpose, stated: [...rows.values()], unknown, notCrawlable };
+  });
+  return { purposes, changes, stated: purposes.some((p) => p.stated.length > 0) };
+}
+
+/** The site's latest usage-preference changes, the agents of one URL, purpose and change as one. */
+async function loadUsageChanges(pool: pg.Pool, siteId: number): Promise<UsageChange[]> {
+  const { rows } = await pool.query<{
+    run_id: number;
+    at: Date;
+    url: string;
+    is_root: boolean;
+    purpose: UsagePurpose;
+    from: StoredPreference;
+    to: StoredPreference;
+    rule_before: UsageRule | null;
+    rule_after: UsageRule | null;
+    agents: string[];
+  }>(
+    `select u.run_id, r.run_at as at, t.url, t.is_root, u.purpose, u.from_preference as "from", u.to_preference as "to", u.rule_before, u.rule_after,
+            array_agg(a.token order by lower(a.token)) as agents
+     from (select * from usage_flips where site_id = $1 order by id desc limit $2) u
+     join audit_runs r on r.id = u.run_id
+     join tracked_urls t on t.id = u.tracked_url_id
+     join user_agents a on a.id = u.user_agent_id
+     group by u.run_id, r.run_at, t.url, t.is_root, u.purpose, u.from_preference, u.to_preference, u.rule_before, u.rule_after
+     order by r.run_at desc, t.is_root desc, t.url, u.purpose`,
+    [siteId, SITE_USAGE_FLIPS],
+  );
+  return rows.map((r) => ({ runId: r.run_id, at: r.at, url: r.url, isRoot: r.is_root, purpose: r.purpose, from: r.from, to: r.to, ruleBefore: r.rule_before, ruleAfter: r.rule_after, agents: r.agents }));
 }
 
 /** A stored parser verdict, labelled known or assumed as the crawler rules say of that profile now. */

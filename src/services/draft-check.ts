@@ -2,8 +2,9 @@
  * A draft robots.txt against the one in force, as the nightly run would see the draft the night
  * after it is deployed (pure, no I/O): the verdicts that would flip for every tracked URL x
  * agent and for the root of every catalogued crawler, each with its deciding line before and
- * after, the alerts the night would raise and so how severe each flip is, the rules each crawler
- * gains and loses, the `*` paths newly left open to a named crawler, the draft's lint findings
+ * after, the usage preferences (Content-Signal, Content-Usage: docs/usage-preferences.md) the draft
+ * would change for every tracked URL x agent, the alerts the night would raise and so how severe
+ * each flip is, the rules each crawler gains and loses, the `*` paths newly left open to a named crawler, the draft's lint findings
  * and its size against the cut crawlers apply (R-18).
  *
  * Nothing here decides anything of its own: verdicts come from the nightly evaluator
@@ -27,10 +28,12 @@ import type { Diagnostic } from '../robots/types.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import type { CrawlerCategory } from '../crawlers/index.js';
 import { policyTransitions } from './night/transitions.js';
-import { alertsForSiteNight, CRITICAL_DISALLOW_ALL_TOKENS } from './alerting/alert-rules.js';
-import type { AgentFamily, AlertKind, AlertSeverity } from '../night/vocabulary.js';
-import type { AlertDetails, CitedRule, PolicyTransitions, SiteNightChange, VerdictFlip } from '../night/alerts.js';
-import { SEVERITIES } from '../night/vocabulary.js';
+import { alertsForSiteNight, CRITICAL_DISALLOW_ALL_TOKENS, SEVERITY_OF, usageAlertKind } from './alerting/alert-rules.js';
+import type { AgentFamily, AlertKind, AlertSeverity, StoredPreference, UsagePurpose } from '../night/vocabulary.js';
+import type { AlertDetails, CitedRule, PolicyTransitions, SiteNightChange, UsageFlip, VerdictFlip } from '../night/alerts.js';
+import type { UsageRule } from '../night/input.js';
+import { SEVERITIES, USAGE_PURPOSES } from '../night/vocabulary.js';
+import type { PurposeAnswer } from '../robots/index.js';
 import { policyEvaluator } from './policy-evaluator.js';
 import type { PolicyEvaluator, PolicyVerdict } from './policy-evaluator.js';
 
@@ -96,13 +99,37 @@ export interface DraftFlip {
   alert: { kind: AlertKind; severity: AlertSeverity } | null;
 }
 
+/** The line that states a usage preference, as a verdict span keeps it (a draft has no night, so no `since`). */
+export type DraftUsageRule = Omit<UsageRule, 'since'>;
+
+/**
+ * A usage preference the draft would change for a tracked URL x agent, as the night after the
+ * deploy would record it: only where the crawler may fetch the URL under both files (D-15:
+ * otherwise the verdict's flip says it).
+ */
+export interface DraftUsageFlip {
+  url: string;
+  isRoot: boolean;
+  crawler: string;
+  family: AgentFamily;
+  category: CrawlerCategory | null;
+  purpose: UsagePurpose;
+  before: StoredPreference;
+  after: StoredPreference;
+  /** The deciding line in force now and in the draft; null when nothing states the preference. */
+  ruleBefore: DraftUsageRule | null;
+  ruleAfter: DraftUsageRule | null;
+  /** The nightly alert that would list it; null when the night raises none (a policy transition explains it). */
+  alert: { kind: AlertKind; severity: AlertSeverity } | null;
+}
+
 /** An alert the night after the deploy would raise (the nightly rules, without run and site). */
 export interface DraftAlert {
   kind: AlertKind;
   severity: AlertSeverity;
   title: string;
   details: AlertDetails;
-  /** It says who may crawl what (flips, a new `Disallow: /`, an opened `*` path): it can fail the check. */
+  /** It says who may crawl what, or use it for what (flips, a new `Disallow: /`, an opened `*` path, a usage preference changed): it can fail the check. */
   aboutAccess: boolean;
   /** At or above the check's `failOn` and about access. */
   failing: boolean;
@@ -126,6 +153,8 @@ export interface DraftReport {
   semantic: RobotsDiff;
   textDiff: string;
   flips: DraftFlip[];
+  /** The usage preferences the draft changes (tracked URLs x their agents, per purpose). */
+  usageFlips: DraftUsageFlip[];
   /** How many verdicts were compared (URL x agent pairs). */
   compared: number;
   alerts: DraftAlert[];
@@ -148,13 +177,13 @@ export function atLeast(severity: AlertSeverity, min: AlertSeverity): boolean {
 }
 
 /**
- * An alert that says who may crawl what: it lists flips, names agents that got `Disallow: /`,
- * or paths of `*` opened to a crawler. Read from the alert's own data, so a kind added to the
+ * An alert that says who may crawl what, or what a crawler may use a page for: it lists flips or
+ * usage preferences changed, names agents that got `Disallow: /`, or paths of `*` opened to a crawler. Read from the alert's own data, so a kind added to the
  * rules later is judged the same way; alerts that only describe the text (rules changed, a
  * sitemap, a record, comments) never fail the check.
  */
 export function isAccessAlert(details: AlertDetails): boolean {
-  return (details.flips?.length ?? 0) > 0 || (details.agents?.length ?? 0) > 0 || (details.gaps?.length ?? 0) > 0;
+  return (details.flips?.length ?? 0) > 0 || (details.agents?.length ?? 0) > 0 || (details.gaps?.length ?? 0) > 0 || (details.usageFlips?.length ?? 0) > 0;
 }
 
 const lower = (token: string) => token.toLowerCase();
@@ -228,16 +257,26 @@ interface ChangedVerdict {
   flip: VerdictFlip;
 }
 
-/** The pairs whose verdict under the draft differs from the one in force now. */
-function changedVerdicts(current: CurrentRobots, rulesNow: RobotsTxt | null, after: RobotsTxt, pairs: readonly EvaluatedPair[]): ChangedVerdict[] {
+/** A tracked pair whose usage preference for a purpose the draft changes, and the change as the nightly run records it. */
+interface ChangedUsage {
+  pair: EvaluatedPair;
+  flip: UsageFlip;
+}
+
+/** The verdicts, and the usage preferences, under the draft that differ from those in force now. */
+function changedVerdicts(current: CurrentRobots, rulesNow: RobotsTxt | null, after: RobotsTxt, pairs: readonly EvaluatedPair[]): { verdicts: ChangedVerdict[]; usage: ChangedUsage[] } {
   // Verdicts: in force now, and under the draft.
   const before = perGroup(policyEvaluator(current.policy, rulesNow), rulesNow);
   const now = perGroup(policyEvaluator('rules', after), after);
   const cause = flipCause(current);
   const changed: ChangedVerdict[] = [];
+  const usage: ChangedUsage[] = [];
   for (const pair of pairs) {
     const b = before(pair.url, pair.agent.token);
     const a = now(pair.url, pair.agent.token);
+    // D-15: a preference changes only where the crawler may fetch the URL under both files; the
+    // nightly run keeps preferences for its tracked URLs x agents only.
+    if (pair.tracked && a.allowed && b.allowed) usage.push(...usageChanges(pair, b.usage, a.usage));
     if (a.allowed === b.allowed) continue;
     changed.push({
       pair,
@@ -254,8 +293,46 @@ function changedVerdicts(current: CurrentRobots, rulesNow: RobotsTxt | null, aft
       },
     });
   }
-  return changed;
+  return { verdicts: changed, usage };
 }
+
+/** A crawlable URL's answer as a span stores it: allowed, refused or unknown. */
+const storedPreference = (answer: PurposeAnswer): StoredPreference => (answer.preference === 'allowed' || answer.preference === 'refused' ? answer.preference : 'unknown');
+
+/**
+ * The deciding line of a stated preference as the night keeps it (src/services/night/usage.ts);
+ * `since` is empty: a draft has no night.
+ */
+function usageRuleOf(answer: PurposeAnswer): UsageRule | null {
+  if (storedPreference(answer) === 'unknown' || answer.line === null || answer.mechanism === null) return null;
+  return { line: answer.line, mechanism: answer.mechanism, label: answer.label ?? '', value: answer.value ?? '', since: '' };
+}
+
+function usageChanges(pair: EvaluatedPair, before: PurposeAnswers, after: PurposeAnswers): ChangedUsage[] {
+  const out: ChangedUsage[] = [];
+  for (const purpose of USAGE_PURPOSES) {
+    const from = storedPreference(before[purpose]);
+    const to = storedPreference(after[purpose]);
+    if (from === to) continue;
+    out.push({
+      pair,
+      flip: {
+        url: pair.url,
+        agent: pair.agent.token,
+        agentFamily: pair.agent.family,
+        isRoot: pair.isRoot,
+        purpose,
+        from,
+        to,
+        ruleBefore: usageRuleOf(before[purpose]),
+        ruleAfter: usageRuleOf(after[purpose]),
+      },
+    });
+  }
+  return out;
+}
+
+type PurposeAnswers = PolicyVerdict['usage'];
 
 /** The night the deploy would make, as the nightly alert rules read it. */
 interface DeployNight {
@@ -312,9 +389,18 @@ function draftFlips(night: DeployNight, changed: readonly ChangedVerdict[]): Dra
 }
 
 /** The alerts the deploy's night would raise, each judged against `failOn` and tied to the draft's lines. */
-function draftAlerts(night: DeployNight, changed: readonly ChangedVerdict[], flips: readonly DraftFlip[], diff: RobotsDiff, failOn: AlertSeverity): DraftAlert[] {
+function draftAlerts(
+  night: DeployNight,
+  changed: readonly ChangedVerdict[],
+  flips: readonly DraftFlip[],
+  usage: readonly ChangedUsage[],
+  diff: RobotsDiff,
+  failOn: AlertSeverity,
+): { alerts: DraftAlert[]; usageFlips: DraftUsageFlip[] } {
   const { origin, change, transitions } = night;
-  return alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin, change, transitions, flips: changed.map((c) => c.flip) }).map((a) => {
+  const raised = alertsForSiteNight({ runId: 'draft', siteId: 'draft', origin, change, transitions, flips: changed.map((c) => c.flip), usageFlips: usage.map((u) => u.flip) });
+  const usageFlips = draftUsageFlips(usage, new Set(raised.map((a) => a.kind)));
+  const alerts = raised.map((a) => {
     const aboutAccess = isAccessAlert(a.details);
     return {
       kind: a.kind,
@@ -323,10 +409,38 @@ function draftAlerts(night: DeployNight, changed: readonly ChangedVerdict[], fli
       details: a.details,
       aboutAccess,
       failing: aboutAccess && atLeast(a.severity, failOn),
-      lines: draftLinesOf(a.details, flips.filter((f) => f.alert?.kind === a.kind), diff),
+      lines: draftLinesOf(
+        a.details,
+        flips.filter((f) => f.alert?.kind === a.kind),
+        usageFlips.filter((f) => f.alert?.kind === a.kind),
+        diff,
+      ),
+    };
+  });
+  return { alerts, usageFlips };
+}
+
+/** The usage changes as the report shows them, each with the nightly alert that lists it (one per kind; none on a night with a policy transition). */
+function draftUsageFlips(usage: readonly ChangedUsage[], raised: ReadonlySet<AlertKind>): DraftUsageFlip[] {
+  return usage.map(({ pair, flip }) => {
+    const kind = usageAlertKind(flip);
+    return {
+      url: flip.url,
+      isRoot: flip.isRoot,
+      crawler: flip.agent,
+      family: flip.agentFamily,
+      category: pair.agent.category,
+      purpose: flip.purpose,
+      before: flip.from,
+      after: flip.to,
+      ruleBefore: withoutSince(flip.ruleBefore),
+      ruleAfter: withoutSince(flip.ruleAfter),
+      alert: raised.has(kind) ? { kind, severity: SEVERITY_OF[kind] } : null,
     };
   });
 }
+
+const withoutSince = (rule: UsageRule | null): DraftUsageRule | null => (rule === null ? null : { line: rule.line, mechanism: rule.mechanism, label: rule.label, value: rule.value });
 
 export function checkDraft(input: DraftCheckInput): DraftReport {
   const { current, draft, maxBodyBytes } = input;
@@ -345,8 +459,8 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
   const pairs = evaluatedPairs(input.targets, input.rootCrawlers);
   const changed = changedVerdicts(current, rulesNow, after, pairs);
   const night = deployNight(input.origin, current, diff, starGapsOpened);
-  const flips = draftFlips(night, changed);
-  const alerts = draftAlerts(night, changed, flips, diff, input.failOn);
+  const flips = draftFlips(night, changed.verdicts);
+  const { alerts, usageFlips } = draftAlerts(night, changed.verdicts, flips, changed.usage, diff, input.failOn);
 
   const trackedAgents = input.targets.flatMap((t) => t.agents.map((a) => a.token));
   const compared = crawlersToCompare(lastGood, after, [...input.diffCrawlers, ...trackedAgents]);
@@ -359,6 +473,7 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
     semantic: diff,
     textDiff: unifiedTextDiff(current.lastGoodBody, read),
     flips,
+    usageFlips,
     compared: pairs.length,
     alerts,
     crawlers: diffCrawlerRules(lastGood, after, compared.crawlers),
@@ -372,15 +487,16 @@ export function checkDraft(input: DraftCheckInput): DraftReport {
 }
 
 /**
- * The draft's lines an alert stands for, read from its data: the deciding lines of the flips it
- * lists (all of them, not only those its details keep), the disallow-everything rules added for
+ * The draft's lines an alert stands for, read from its data: the deciding lines of the flips and
+ * usage changes it lists (all of them, not only those its details keep), the disallow-everything rules added for
  * the agents it is about (the critical tokens', read from the diff: its details list only the
  * first MAX_AGENTS_PER_ALERT user-agent values), the groups that leave a `*` path open. Sorted,
  * each once.
  */
-function draftLinesOf(details: AlertDetails, flips: readonly DraftFlip[], diff: RobotsDiff): number[] {
+function draftLinesOf(details: AlertDetails, flips: readonly DraftFlip[], usageFlips: readonly DraftUsageFlip[], diff: RobotsDiff): number[] {
   const lines = new Set<number>();
   for (const f of flips) if (f.ruleAfter) lines.add(f.ruleAfter.line);
+  for (const f of usageFlips) if (f.ruleAfter) lines.add(f.ruleAfter.line);
   for (const gap of details.gaps ?? []) lines.add(gap.groupLine);
   if (details.agents) {
     for (const agent of diff.agents) {
@@ -427,5 +543,39 @@ export function groupFlips(flips: readonly DraftFlip[]): FlipGroup[] {
       Number(b.isRoot) - Number(a.isRoot) ||
       a.url.localeCompare(b.url) ||
       (a.ruleAfter?.line ?? 0) - (b.ruleAfter?.line ?? 0),
+  );
+}
+
+/** Usage changes of one URL and purpose that agree in everything but the crawler: shown as one line. */
+export interface UsageFlipGroup {
+  url: string;
+  isRoot: boolean;
+  purpose: UsagePurpose;
+  before: StoredPreference;
+  after: StoredPreference;
+  ruleBefore: DraftUsageRule | null;
+  ruleAfter: DraftUsageRule | null;
+  alert: DraftUsageFlip['alert'];
+  crawlers: { token: string; category: CrawlerCategory | null; family: AgentFamily }[];
+}
+
+/** The usage changes grouped as groupFlips groups flips: most severe first, the root first, then by URL and purpose. */
+export function groupUsageFlips(flips: readonly DraftUsageFlip[]): UsageFlipGroup[] {
+  const groups = new Map<string, UsageFlipGroup>();
+  for (const f of flips) {
+    const key = JSON.stringify([f.url, f.purpose, f.before, f.after, f.ruleBefore, f.ruleAfter, f.alert]);
+    let group = groups.get(key);
+    if (!group) {
+      group = { url: f.url, isRoot: f.isRoot, purpose: f.purpose, before: f.before, after: f.after, ruleBefore: f.ruleBefore, ruleAfter: f.ruleAfter, alert: f.alert, crawlers: [] };
+      groups.set(key, group);
+    }
+    group.crawlers.push({ token: f.crawler, category: f.category, family: f.family });
+  }
+  return [...groups.values()].sort(
+    (a, b) =>
+      severityRank(a.alert) - severityRank(b.alert) ||
+      Number(b.isRoot) - Number(a.isRoot) ||
+      a.url.localeCompare(b.url) ||
+      USAGE_PURPOSES.indexOf(a.purpose) - USAGE_PURPOSES.indexOf(b.purpose),
   );
 }

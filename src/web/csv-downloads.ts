@@ -66,6 +66,7 @@ export function registerCsvDownloads(app: FastifyInstance, ctx: CsvContext): voi
           severity: q.severity ?? null,
           crawler: q.crawler || null,
           blocks: q.blocks || null,
+          usage: q.usage ?? null,
         };
         const source = await reportSource(ctx.pool, name, filters);
         // What the rows leave out (report portability: sites not analysed yet) travels in a header, before the rows.

@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { siteDraftBaseline } from '../reports/site-draft-baseline.js';
+import { USAGE_PURPOSE_LABELS } from '../reports/web-ai-matrix.js';
 import { findSite } from '../reports/web-site.js';
 import { SEVERITIES } from '../night/vocabulary.js';
 import { MAX_DRAFT_BYTES } from './draft-result.js';
@@ -106,7 +107,7 @@ export function registerDraftPage(app: FastifyInstance, ctx: PageContext): void 
   }
 
   const page = (reply: FastifyReply, data: Record<string, unknown>, status = 200) =>
-    render(reply, 'draft', { nav: 'overview', formToken, severities: SEVERITIES, maxBytes: MAX_DRAFT_BYTES, failOn: 'critical', pasted: '', result: null, error: null, ...data }, status);
+    render(reply, 'draft', { nav: 'overview', purposeLabels: USAGE_PURPOSE_LABELS, formToken, severities: SEVERITIES, maxBytes: MAX_DRAFT_BYTES, failOn: 'critical', pasted: '', result: null, error: null, ...data }, status);
 
   async function baselineOf(originInput: string) {
     const id = await findSite(pool, originInput);

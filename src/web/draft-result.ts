@@ -8,7 +8,7 @@ import { crawlerLines } from '../reports/site-diff.format.js';
 import { GOOGLE_MAX_ROBOTS_BYTES } from '../robots/lint.js';
 import { revealHiddenChars } from '../robots/hidden-chars.js';
 import { escapeHtml } from './html-text.js';
-import { checkDraft, groupFlips } from '../services/draft-check.js';
+import { checkDraft, groupFlips, groupUsageFlips } from '../services/draft-check.js';
 import type { DraftCheckInput, DraftReport } from '../services/draft-check.js';
 
 /** The most a draft may weigh: what Google reads of a robots.txt, and so all that counts. */
@@ -28,6 +28,7 @@ function draftLines(draft: Uint8Array): string[] {
 /** What the template shows of a report: the engine's data, with every text from a file made visible. */
 function pageResult(report: DraftReport, draft: Uint8Array) {
   const groups = groupFlips(report.flips);
+  const usageGroups = groupUsageFlips(report.usageFlips);
   const marked = new Map<number, string>();
   for (const a of report.alerts) for (const line of a.lines) if (!marked.has(line)) marked.set(line, a.failing ? 'fail' : a.severity);
   for (const d of report.lint) if (!marked.has(d.line)) marked.set(d.line, 'lint');
@@ -41,6 +42,13 @@ function pageResult(report: DraftReport, draft: Uint8Array) {
       ruleAfter: g.ruleAfter && { ...g.ruleAfter, value: show(g.ruleAfter.value) },
     })),
     flipGroupsHidden: Math.max(0, groups.length - PAGE_MAX_FLIP_GROUPS),
+    usageGroups: usageGroups.slice(0, PAGE_MAX_FLIP_GROUPS).map((g) => ({
+      ...g,
+      url: show(g.url),
+      ruleBefore: g.ruleBefore && { ...g.ruleBefore, label: show(g.ruleBefore.label), value: show(g.ruleBefore.value) },
+      ruleAfter: g.ruleAfter && { ...g.ruleAfter, label: show(g.ruleAfter.label), value: show(g.ruleAfter.value) },
+    })),
+    usageGroupsHidden: Math.max(0, usageGroups.length - PAGE_MAX_FLIP_GROUPS),
     alerts: report.alerts.map((a) => ({ ...a, title: show(a.title) })),
     crawlerLines: report.crawlers.some((c) => c.changed) ? crawlerLines(report.crawlers, report.crawlersNotCompared).map(show) : [],
     starGaps: report.starGapsOpened.map((g) => ({ ...g, path: show(g.path) })),

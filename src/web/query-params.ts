@@ -9,7 +9,7 @@ import { OVERVIEW_SORTS, SITE_STATES } from '../reports/web-overview.js';
 import { EVENT_TYPES } from '../reports/web-events.js';
 import { DELIVERY_STATUSES, SEVERITIES } from '../night/vocabulary.js';
 import type { EventCursor } from '../reports/web-events.js';
-import { AI_CATEGORIES } from '../reports/web-ai-matrix.js';
+import { AI_CATEGORIES, USAGE_FILTERS } from '../reports/web-ai-matrix.js';
 import { PAGE_SIZES } from '../reports/web-paging.js';
 import { codePointLabel, hiddenCharsIn } from '../robots/hidden-chars.js';
 
@@ -76,7 +76,7 @@ export const eventParams = z.object({
   size,
 });
 
-export const aiParams = z.object({ portfolio: text, q: text, category: choice(AI_CATEGORIES), crawler: tokens, blocks: token, page, size });
+export const aiParams = z.object({ portfolio: text, q: text, category: choice(AI_CATEGORIES), crawler: tokens, blocks: token, usage: choice(USAGE_FILTERS), page, size });
 export const nightParams = z.object({
   run: id(),
   portfolio: text,
@@ -96,6 +96,7 @@ export const csvParams = z.object({
   severity: choice(SEVERITIES),
   crawler: token,
   blocks: token,
+  usage: choice(USAGE_FILTERS),
 });
 export const deliveriesParams = z.object({ status: choice(DELIVERY_STATUSES), page, size });
 export const chartsParams = z.object({ portfolio: text });

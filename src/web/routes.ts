@@ -11,7 +11,7 @@ import { loadExplainState } from '../reports/site-explain.js';
 import type { SiteExplanation } from '../reports/site-explain.js';
 import { decidingText, groupText, policyWhy } from '../reports/site-explain.format.js';
 import { SiteReportError } from '../reports/site-errors.js';
-import { AI_CATEGORIES, aiMatrix, UnknownCrawler } from '../reports/web-ai-matrix.js';
+import { AI_CATEGORIES, aiMatrix, UnknownCrawler, USAGE_FILTER_TEXT, USAGE_FILTERS, USAGE_PURPOSE_LABELS } from '../reports/web-ai-matrix.js';
 import { chartSeries } from '../reports/web-charts.js';
 import { EVENT_TYPES, eventsPage, flipCrawlers } from '../reports/web-events.js';
 import { ALERT_KINDS, CHANGE_KINDS, FLIP_CAUSES } from '../night/vocabulary.js';
@@ -125,7 +125,7 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
       q.url === undefined || q.url.trim() === '' ? null : checkUrl(pool, compute, { id, origin: q.origin }, q.url, ua),
     ]);
     if (!data) throw new NotFound(`No site is monitored at ${q.origin}.`);
-    return render(reply, 'site', { title: data.site.origin, nav: 'overview', data, fileRows: data.analysis?.rowsHtml ?? null, timeline: timelineSvg(data.timeline), check, checkUa: ua });
+    return render(reply, 'site', { title: data.site.origin, nav: 'overview', data, fileRows: data.analysis?.rowsHtml ?? null, timeline: timelineSvg(data.timeline), check, checkUa: ua, purposeLabels: USAGE_PURPOSE_LABELS });
   });
 
   app.get('/night', async (request, reply) => {
@@ -179,13 +179,13 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const [id, portfolios] = await Promise.all([portfolioId(pool, q.portfolio), portfolioNames(pool)]);
     let data;
     try {
-      data = await aiMatrix(pool, { portfolioId: id, search: q.q ?? null, category: q.category ?? null, crawlers: q.crawler, blocks: q.blocks || null, page: q.page, pageSize: size });
+      data = await aiMatrix(pool, { portfolioId: id, search: q.q ?? null, category: q.category ?? null, crawlers: q.crawler, blocks: q.blocks || null, usage: q.usage ?? null, page: q.page, pageSize: size });
     } catch (err) {
       if (err instanceof UnknownCrawler) throw new BadRequest(err.message);
       throw err;
     }
     const pages = pagesOf(data.matching, size, q.page, withPage(request.url));
-    return render(reply, 'ai', { title: 'AI access', nav: 'ai', q: { ...q, size }, data, pages, portfolios, categories: AI_CATEGORIES });
+    return render(reply, 'ai', { title: 'AI access', nav: 'ai', q: { ...q, size }, data, pages, portfolios, categories: AI_CATEGORIES, usageFilters: USAGE_FILTERS.map((f) => ({ value: f, text: USAGE_FILTER_TEXT[f] })), purposeLabels: USAGE_PURPOSE_LABELS });
   });
 
   app.get('/runs', async (request, reply) => {

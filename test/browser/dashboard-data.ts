@@ -6,7 +6,11 @@
  * a store that lets GPTBot in, a hostile site whose robots.txt holds markup, quotes, a script and
  * control bytes, and one whose text lies: a right-to-left override that shows `toBTPG` as
  * `GPTBot` and `/gnp.exe` as `/exe.png`, a zero-width space in a token, and a 20,000-character
- * rule. Alerts go to a webhook receiver on loopback (the alerts page lists their deliveries).
+ * rule. Two sites of the `signals` portfolio state usage preferences (issue 28): one whose
+ * Content-Signal line allows AI training, then on night 2 refuses it while GPTBot may still crawl
+ * (the contradiction the AI page filters by), its line holding a right-to-left override; one that
+ * refuses it to Bingbot alone while every other crawler is kept out.
+ * Alerts go to a webhook receiver on loopback (the alerts page lists their deliveries).
  */
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
@@ -35,6 +39,12 @@ export const HOSTILE_BODY = Buffer.concat([
   Buffer.from([0x44, 0x69, 0x73, 0x61, 0x6c, 0x6c, 0x6f, 0x77, 0x3a, 0x20, 0x2f, 0x6e, 0x75, 0x6c, 0x00, 0x1b, 0x5b, 0x33, 0x31, 0x6d, 0xff, 0xfe, 0x0a]),
 ]);
 
+/** Usage preferences: AI training allowed, then refused (night 2), a hidden character in the line's value. */
+export const SIGNALS_1 = 'User-agent: *\nContent-Signal: search=yes, ai-train=yes\nDisallow: /private/\n';
+export const SIGNALS_2 = 'User-agent: *\nContent-Signal: search=yes, ai-train=no, note=\u202eon\nDisallow: /private/\n';
+/** AI training refused to the one crawler let in: no AI-training crawler may crawl, so no contradiction. */
+export const STRICT = 'User-agent: *\nDisallow: /\n\nUser-agent: Bingbot\nContent-Signal: ai-train=no\nAllow: /\n';
+
 /** A rule of 20,000 characters: one line, no space to break at. */
 export const LONG_RULE = `Disallow: /${'a'.repeat(19_990)}`;
 /** What the lying file shows a reader (U+202E reverses what follows it on its line). */
@@ -55,6 +65,7 @@ export async function populateDashboardData(): Promise<DashboardData> {
   const receiver = await startWebhookReceiver();
   await addSites(p, ['news', 'blog', 'evil', 'trojan'], 'publishers');
   await addSites(p, ['shop', 'store'], 'shops');
+  await addSites(p, ['signals', 'strict'], 'signals');
   await track(p, 'news', ['/world/a', '/search?q=x']);
   await track(p, 'evil', ['/a"><script>x</script>']);
   await track(p, 'shop', SHOP_URLS);
@@ -67,8 +78,10 @@ export async function populateDashboardData(): Promise<DashboardData> {
     store: STORE,
     evil: { status: 200, body: HOSTILE_BODY },
     trojan: TROJAN_BODY,
+    signals: SIGNALS_1,
+    strict: STRICT,
   });
-  await replayNight(p, NIGHTS[1]!, { news: NEWS_2 });
+  await replayNight(p, NIGHTS[1]!, { news: NEWS_2, signals: SIGNALS_2 });
   await replayNight(p, NIGHTS[2]!, { shop: { status: 503, body: 'busy' } });
   await replayNight(p, NIGHTS[3]!, {});
   await settleDeliveries(p);

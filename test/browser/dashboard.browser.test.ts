@@ -77,6 +77,9 @@ describe('every page renders with HTTP 200 and no console error', () => {
     '/?show=failing',
     '/ai?blocks=GPTBot',
     '/ai?crawler=GPTBot&crawler=CCBot',
+    '/ai?usage=refuses-training-crawled',
+    '/ai?usage=states-nothing&portfolio=signals',
+    site('signals'),
     `${site('news')}&url=/private&ua=GPTBot`,
   ];
 
@@ -260,8 +263,9 @@ describe('the first screen answers the questions people come with', () => {
     // A crawler's head is its token, then its parser (known, assumed or unknown) on a line of its own.
     const tokensOf = () => page.locator('table.ai thead th').evaluateAll((ths) => ths.map((th) => th.firstChild?.textContent ?? ''));
     const headings = await tokensOf();
-    expect(headings[0]).toBe('Site');
-    expect(headings.length).toBeLessThan(12);
+    // The site, what each purpose is told (issue 28), then the crawlers.
+    expect(headings.slice(0, 4)).toEqual(['Site', 'Search', 'AI training', 'AI input']);
+    expect(headings.length).toBeLessThan(15);
     expect(headings).toContain('GPTBot');
     const row = page.locator('table.ai tbody tr', { hasText: data.origin('news') });
     const gpt = row.locator('td').nth(headings.indexOf('GPTBot'));
@@ -274,7 +278,7 @@ describe('the first screen answers the questions people come with', () => {
     const token = (await other.innerText()).trim();
     await other.locator('input').check();
     await page.locator('form.filters button[type=submit]').click();
-    await expect.poll(tokensOf).toEqual(['Site', token]);
+    await expect.poll(tokensOf).toEqual(['Site', 'Search', 'AI training', 'AI input', token]);
     expect(await page.locator('table.ai thead th .parser').innerText()).toMatch(/^(parser unknown|[a-z-]+ parser, (known|assumed))$/);
     await page.close();
   });
@@ -351,6 +355,84 @@ describe('the first screen answers the questions people come with', () => {
     expect(await overview.page.locator('#sites .reason').first().innerText()).toMatch(/^R-\d+: \S/);
     expect(await overview.page.locator('#sites').innerText()).toContain('R-10: robots.txt fetched: its rules apply');
     for (const v of [one, past, backwards, overview]) await v.page.close();
+  });
+});
+
+describe('AI usage preferences (issue 28): what each purpose is told, and the contradiction', () => {
+  const originsOn = async (path: string) => {
+    const { page } = await visit(path);
+    const sites = await page.locator('table.ai tbody td.site').allTextContents();
+    await page.close();
+    return sites;
+  };
+
+  it('the AI page: per site and purpose, the preference, since when and by which line (its value on hover)', async () => {
+    const { page, problems } = await visit('/ai?portfolio=signals');
+    const signals = page.locator('table.ai tbody tr', { hasText: data.origin('signals') });
+    const training = signals.locator('td.usage[data-purpose="ai-train"]');
+    expect(await training.innerText()).toMatch(/^refused\s+line 2, since 2026-03-02\s+yet Applebot-Extended, CCBot, ClaudeBot and \d+ more may crawl \/$/);
+    expect((await training.locator('.contradiction').getAttribute('title'))?.split(', ')).toContain('GPTBot');
+    // The line's value on hover, its right-to-left override a visible code point, not a character.
+    const title = await training.locator('.pref').getAttribute('title');
+    expect(title).toContain('Content-Signal: search=yes, ai-train=no, note=');
+    expect(title).toContain('U+202E');
+    expect(title).not.toContain('\u202e');
+    expect(await signals.locator('td.usage[data-purpose="search"]').innerText()).toMatch(/^allowed\s+line 2, since 2026-03-01/);
+    expect(await signals.locator('td.usage[data-purpose="ai-input"]').innerText()).toBe('unknown');
+    // Bingbot alone is told "refused"; every other crawler may not crawl: counted as such, no contradiction.
+    const strict = page.locator('table.ai tbody tr', { hasText: data.origin('strict') }).locator('td.usage[data-purpose="ai-train"]');
+    expect(await strict.innerText()).toMatch(/refused ×1[\s\S]*not-crawlable ×\d+/);
+    expect(await strict.locator('.contradiction').count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('the usage filter narrows the list, and the CSV link carries it', async () => {
+    expect(await originsOn('/ai?usage=refuses-training-crawled')).toEqual([data.origin('signals')]);
+    expect((await originsOn('/ai?usage=refuses-training')).sort()).toEqual([data.origin('signals'), data.origin('strict')].sort());
+    expect(await originsOn('/ai?usage=allows-training')).toEqual([]);
+    const nothing = await originsOn('/ai?usage=states-nothing');
+    expect(nothing).toContain(data.origin('news'));
+    expect(nothing).not.toContain(data.origin('signals'));
+
+    const { page } = await visit('/ai?usage=refuses-training-crawled');
+    expect(await page.locator('p.matching').innerText()).toMatch(/^1 site refuses AI training but lets an AI-training crawler crawl/);
+    const href = await page.locator('.downloads a', { hasText: 'ai-access' }).getAttribute('href');
+    expect(href).toBe('/csv/ai-access?usage=refuses-training-crawled');
+    const csv = parseCsv(await (await fetch(base + href!)).text(), { columns: true }) as { SITE: string }[];
+    expect(csv.map((r) => r.SITE)).toEqual([data.origin('signals')]);
+    // The filter chosen in the form travels in the URL.
+    await page.goto(`${base}/ai`);
+    await page.locator('select[name=usage]').selectOption('refuses-training');
+    await page.locator('form.filters button[type=submit]').click();
+    await page.waitForURL(/usage=refuses-training(&|$)/);
+    expect((await page.locator('table.ai tbody td.site').allTextContents()).sort()).toEqual([data.origin('signals'), data.origin('strict')].sort());
+    await page.close();
+  });
+
+  it('the site page: the "AI usage preferences" panel, its line escaped, the night AI training became refused, and its alert', async () => {
+    const { page, problems } = await visit(site('signals'));
+    const now = page.locator('#usage #usage-now');
+    const training = now.locator('tr[data-purpose="ai-train"]', { hasText: 'refused' }).first();
+    expect(await training.innerText()).toMatch(/AI training\s+refused\s+https?:\/\/.*\/\s+root\s+.*GPTBot.*\s+2026-03-02\s+line 2 Content-Signal: search=yes, ai-train=no, note=U\+202Eon/);
+    expect(await training.locator('.hc').count()).toBe(1);
+    expect(await training.locator('a[href="#L2"]').count()).toBe(1);
+    const change = page.locator('#usage #usage-changes tbody tr').first();
+    expect(await change.innerText()).toMatch(/2026-03-02\s+AI training\s+allowed → refused[\s\S]*line 2 Content-Signal: search=yes, ai-train=yes\s+line 2 Content-Signal: search=yes, ai-train=no/);
+    expect(await change.locator('a').first().getAttribute('href')).toMatch(/^\/night\?run=\d+$/);
+    const alert = page.locator('#alerts tbody tr', { hasText: 'ai_training_refused' });
+    expect(await alert.innerText()).toMatch(/info\s+ai_training_refused\s+AI training refused on https?:\/\/\S+: 1 tracked URL \(line 2: /);
+    // The note about hidden characters names the override.
+    expect(await page.locator('body').innerText()).toContain('RIGHT-TO-LEFT OVERRIDE');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('a site whose file states nothing says so', async () => {
+    const { page } = await visit(site('news'));
+    expect(await page.locator('#usage .none-stated').innerText()).toBe('No tracked URL is told any preference.');
+    expect(await page.locator('#usage').innerText()).toContain('No usage preference changed.');
+    await page.close();
   });
 });
 

@@ -137,6 +137,23 @@ describe('Test a draft, from the site page', () => {
     await page.close();
   });
 
+  it('a draft that refuses AI training: the usage change per URL and purpose, with its line, and the alert (issue 28)', async () => {
+    const { page, problems } = await open(draftPath);
+    const draft = SHOP.replace('User-agent: *\n', 'User-agent: *\nContent-Signal: search=yes, ai-train=no\n');
+    await page.fill('textarea[name=draft]', draft);
+    await page.selectOption('select[name=fail_on]', 'info');
+    await page.click('#draft-form button[type=submit]');
+    await page.waitForSelector('#verdict');
+    expect(await page.locator('#verdict').innerText()).toMatch(/^FAIL: .*ai_training_refused.*\n?.*0 of \d+ verdicts would flip; \d+ usage preferences would change\./);
+    const row = page.locator('#usage-flips tr', { hasText: 'AI training' }).filter({ hasText: `${ORIGIN}/products/blue-widget` });
+    expect(await row.innerText()).toMatch(/info ai_training_refused\s+https:\/\/shop\.example\/products\/blue-widget\s+.*GPTBot.*\s+AI training\s+unknown → refused\s+not stated\s+line 2 Content-Signal: search=yes, ai-train=no/);
+    expect(await row.locator('a[href="#D2"]').count()).toBe(1);
+    expect(await page.locator('#draft-alerts').textContent()).toContain('ai_training_refused');
+    expect(await page.locator('#D2').getAttribute('class')).toBe('mark-fail');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('a hostile draft is shown as text and runs nothing; a hidden character is a marker', async () => {
     const { page, problems } = await open(draftPath);
     await page.fill('textarea[name=draft]', 'User-agent: *\nDisallow: /<script>window.__pwned = 1</script>\nDisallow: /"><img src=x onerror="window.__pwned=2">\nDisallow: /a\u202eb\n');

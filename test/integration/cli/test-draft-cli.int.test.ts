@@ -257,4 +257,35 @@ describe('as the nightly run would: the night that stores the draft flips what t
     expect(alerts.map((a) => [a.kind, a.severity]).sort()).toEqual(out.alerts.map((a) => [a.kind, a.severity]).sort());
     expect(out.alerts.some((a) => access.has(a.kind))).toBe(true);
   });
+
+  it('usage preferences (issue 28): the same changes per URL x agent x purpose and the same alert as the night that stores the draft; --fail-on reads its severity', async () => {
+    const inForce = `${SHOP}\nUser-agent: GPTBot\nUser-agent: Bytespider\nDisallow: /products/\n\nUser-agent: Googlebot\nDisallow: /products/red\n`;
+    const draft = inForce.replace('User-agent: *\n', 'User-agent: *\nContent-Signal: search=yes, ai-train=no\n');
+    const draftFile = file('signal.txt', draft);
+    const run = await testDraft([ORIGIN, draftFile, '--format', 'json', '--fail-on', 'info']);
+    expect(run.code).toBe(1);
+    const out = JSON.parse(run.stdout) as DraftJson & {
+      usageFlips: { url: string; crawler: string; purpose: string; preferenceBefore: string; preferenceAfter: string; ruleAfter: { line: number; value: string } | null; alert: string | null }[];
+    };
+    expect(out.flips).toEqual([]);
+    expect(out.alerts.filter((a) => a.failing).map((a) => [a.kind, a.severity, a.lines])).toEqual([
+      ['ai_training_refused', 'info', [2]],
+      ['search_use_allowed', 'info', [2]],
+    ]);
+    expect((await testDraft([ORIGIN, draftFile])).code).toBe(0);
+
+    const runId = await storeNight('night-3', new Date('2026-11-03T03:00:00Z'), draft);
+    const { rows: stored } = await db.pool.query<{ url: string; token: string; purpose: string; from: string; to: string; line: number | null }>(
+      `select t.url, a.token, u.purpose, u.from_preference as "from", u.to_preference as "to", (u.rule_after->>'line')::int as line
+         from usage_flips u join tracked_urls t on t.id = u.tracked_url_id join user_agents a on a.id = u.user_agent_id
+        where u.run_id = $1`,
+      [runId],
+    );
+    const key = (f: { url: string; token: string; purpose: string }) => `${f.url} ${f.token} ${f.purpose}`;
+    const predicted = out.usageFlips.map((f) => ({ url: f.url, token: f.crawler, purpose: f.purpose, from: f.preferenceBefore, to: f.preferenceAfter, line: f.ruleAfter?.line ?? null }));
+    expect(stored.length).toBeGreaterThan(0);
+    expect(predicted.sort((a, b) => key(a).localeCompare(key(b)))).toEqual(stored.sort((a, b) => key(a).localeCompare(key(b))));
+    const { rows: alerts } = await db.pool.query<{ kind: string; severity: string }>('select kind, severity::text from alerts where run_id = $1 order by id', [runId]);
+    expect(alerts.map((a) => [a.kind, a.severity]).sort()).toEqual(out.alerts.map((a) => [a.kind, a.severity]).sort());
+  });
 });

@@ -82,3 +82,38 @@ describe('table and JSON', () => {
     expect(json.flips.map((f) => [f.url, f.crawler, f.allowedBefore, f.allowedAfter, f.severity])).toContainEqual([`${ORIGIN}/products/blue-widget`, 'Googlebot', true, false, 'critical']);
   });
 });
+
+describe('usage preferences the draft changes (issue 28)', () => {
+  // A right-to-left override in the line's value: a marker in the table, JSON's own escape in --format json.
+  const draft = `User-agent: *\nContent-Signal: ai-train=no, note=\u202eon\nDisallow: /cart\nAllow: /products/\n`;
+
+  it('the table lists each change, before -> after with the deciding line, its value made visible', () => {
+    const table = formatDraftTable(report(draft), SOURCES);
+    expect(table).toContain('Usage preferences that would change (2;');
+    expect(table).toContain(`  info      ai-train: unknown -> refused  ${ORIGIN}/  Googlebot (search)`);
+    expect(table).toContain('in force: not stated; draft: line 2 (Content-Signal ai-train): ai-train=no, note=<U+202E>on [ai_training_refused]');
+    expect(table).not.toContain('\u202e');
+  });
+
+  it('the JSON lists every change with its alert and severity', () => {
+    const json = draftJson(report(draft), SOURCES);
+    expect(json.usageFlips).toEqual([
+      {
+        url: `${ORIGIN}/`,
+        isRoot: true,
+        crawler: 'Googlebot',
+        category: 'search',
+        family: 'search',
+        purpose: 'ai-train',
+        preferenceBefore: 'unknown',
+        preferenceAfter: 'refused',
+        ruleBefore: null,
+        ruleAfter: { line: 2, mechanism: 'content-signal', label: 'ai-train', value: 'ai-train=no, note=\u202eon' },
+        alert: 'ai_training_refused',
+        severity: 'info',
+      },
+      expect.objectContaining({ url: `${ORIGIN}/products/blue-widget`, purpose: 'ai-train' }),
+    ]);
+    expect(json.alerts.find((a) => a.kind === 'ai_training_refused')).toMatchObject({ severity: 'info', aboutAccess: true, failing: false, lines: [2] });
+  });
+});

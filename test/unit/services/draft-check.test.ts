@@ -4,7 +4,7 @@
  * read as (the 500 KiB cut, R-18).
  */
 import { describe, expect, it } from 'vitest';
-import { checkDraft, groupFlips, isAccessAlert } from '../../../src/services/draft-check.js';
+import { checkDraft, groupFlips, groupUsageFlips, isAccessAlert } from '../../../src/services/draft-check.js';
 import type { CurrentRobots, DraftAgent, DraftCheckInput } from '../../../src/services/draft-check.js';
 import type { AlertSeverity } from '../../../src/night/vocabulary.js';
 
@@ -196,6 +196,58 @@ describe('groupFlips', () => {
       ['search_url_disallowed', `${ORIGIN}/products/blue-widget`, ['Googlebot']],
       ['ai_access_changed', `${ORIGIN}/`, ['GPTBot']],
       ['ai_access_changed', `${ORIGIN}/products/blue-widget`, ['GPTBot']],
+    ]);
+  });
+});
+
+describe('usage preferences (issue 28, docs/usage-preferences.md): what the draft changes, and the alerts it would raise', () => {
+  const SIGNALS = 'User-agent: *\nContent-Signal: search=yes, ai-train=yes\nDisallow: /cart\n';
+  const REFUSING = 'User-agent: *\nContent-Signal: search=yes, ai-train=no\nDisallow: /cart\n';
+  const signalsInForce = { current: rulesInForce(SIGNALS) };
+
+  it('each tracked URL x agent x purpose that changes, before -> after with the deciding lines', () => {
+    const report = checkDraft(input(REFUSING, signalsInForce));
+    expect(report.flips).toEqual([]);
+    expect(report.usageFlips.map((f) => [f.url, f.crawler, f.purpose, f.before, f.after, f.ruleBefore?.value, f.ruleAfter?.line, f.alert?.kind])).toEqual([
+      [`${ORIGIN}/`, 'Googlebot', 'ai-train', 'allowed', 'refused', 'search=yes, ai-train=yes', 2, 'ai_training_refused'],
+      [`${ORIGIN}/`, 'GPTBot', 'ai-train', 'allowed', 'refused', 'search=yes, ai-train=yes', 2, 'ai_training_refused'],
+      [`${ORIGIN}/products/blue-widget`, 'Googlebot', 'ai-train', 'allowed', 'refused', 'search=yes, ai-train=yes', 2, 'ai_training_refused'],
+      [`${ORIGIN}/products/blue-widget`, 'GPTBot', 'ai-train', 'allowed', 'refused', 'search=yes, ai-train=yes', 2, 'ai_training_refused'],
+    ]);
+    expect(report.usageFlips[0]!.ruleAfter).toEqual({ line: 2, mechanism: 'content-signal', label: 'ai-train', value: 'search=yes, ai-train=no' });
+    const alert = report.alerts.find((a) => a.kind === 'ai_training_refused')!;
+    expect([alert.severity, alert.aboutAccess, alert.lines]).toEqual(['info', true, [2]]);
+  });
+
+  it('the catalogue\'s crawlers at the root are compared for access, not for usage (the night keeps preferences for tracked pairs only)', () => {
+    const report = checkDraft(input(REFUSING, { ...signalsInForce, rootCrawlers: [AHREFS] }));
+    expect(report.usageFlips.some((f) => f.crawler === 'AhrefsBot')).toBe(false);
+  });
+
+  it('--fail-on reads the new kinds\' severities: ai-train allowed is a warning, a refusal info', () => {
+    const allowing = checkDraft(input(SIGNALS, { current: rulesInForce(REFUSING), failOn: 'warning' }));
+    expect(allowing.alerts.filter((a) => a.failing).map((a) => [a.kind, a.severity])).toEqual([['ai_training_allowed', 'warning']]);
+    expect(allowing.failing).toBe(true);
+    expect(checkDraft(input(SIGNALS, { current: rulesInForce(REFUSING), failOn: 'critical' })).failing).toBe(false);
+    expect(checkDraft(input(REFUSING, { ...signalsInForce, failOn: 'warning' })).failing).toBe(false);
+    expect(checkDraft(input(REFUSING, { ...signalsInForce, failOn: 'info' })).failing).toBe(true);
+  });
+
+  it('a preference no longer stated is usage_preference_withdrawn; a URL the draft disallows is a verdict flip, not a usage change (D-15)', () => {
+    const withdrawn = checkDraft(input('User-agent: *\nContent-Signal: search=yes\nDisallow: /cart\n', signalsInForce));
+    expect(new Set(withdrawn.usageFlips.map((f) => `${f.purpose} ${f.before}->${f.after} ${f.alert?.kind}`))).toEqual(new Set(['ai-train allowed->unknown usage_preference_withdrawn']));
+    const closed = checkDraft(input('User-agent: *\nContent-Signal: ai-train=no\nDisallow: /products/\n', signalsInForce));
+    expect(closed.usageFlips.every((f) => f.url === `${ORIGIN}/`)).toBe(true);
+    expect(closed.flips.map((f) => f.url)).toContain(`${ORIGIN}/products/blue-widget`);
+  });
+
+  it('from a file that states nothing: the usage changes group per URL and purpose', () => {
+    const report = checkDraft(input(REFUSING));
+    expect(groupUsageFlips(report.usageFlips).map((g) => [g.url, g.purpose, g.before, g.after, g.crawlers.map((c) => c.token)])).toEqual([
+      [`${ORIGIN}/`, 'search', 'unknown', 'allowed', ['Googlebot', 'GPTBot']],
+      [`${ORIGIN}/`, 'ai-train', 'unknown', 'refused', ['Googlebot', 'GPTBot']],
+      [`${ORIGIN}/products/blue-widget`, 'search', 'unknown', 'allowed', ['Googlebot', 'GPTBot']],
+      [`${ORIGIN}/products/blue-widget`, 'ai-train', 'unknown', 'refused', ['Googlebot', 'GPTBot']],
     ]);
   });
 });
