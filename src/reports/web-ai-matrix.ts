@@ -112,7 +112,8 @@ export interface SiteUsage {
 }
 
 /** Short names of the purposes, for columns and labels. */
-export const USAGE_PURPOSE_LABELS: Readonly<Record<UsagePurpose, string>> = { search: 'Search', 'ai-train': 'AI training', 'ai-input': 'AI input' };
+/** The purposes' labels, defined with the purposes (src/robots/usage/vocabulary.ts). */
+export { USAGE_PURPOSE_LABELS } from '../robots/usage/vocabulary.js';
 
 const PREFERENCE_ORDER: readonly UsagePreference[] = ['refused', 'allowed', 'unknown', 'not-crawlable'];
 

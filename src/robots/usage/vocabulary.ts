@@ -16,10 +16,11 @@
 export const USAGE_PURPOSES = ['search', 'ai-train', 'ai-input'] as const;
 export type UsagePurpose = (typeof USAGE_PURPOSES)[number];
 
-export const USAGE_PURPOSE_NAMES: Readonly<Record<UsagePurpose, string>> = {
-  search: 'search',
+/** Each purpose in a few words, as titles, columns and messages name it. */
+export const USAGE_PURPOSE_LABELS: Readonly<Record<UsagePurpose, string>> = {
+  search: 'Search',
   'ai-train': 'AI training',
-  'ai-input': 'AI input (grounding, RAG, generative answers)',
+  'ai-input': 'AI input',
 };
 
 /** The two kinds of robots.txt line that state preferences. */

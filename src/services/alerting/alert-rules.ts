@@ -75,6 +75,7 @@ import { describeRobotsDiff } from '../../robots/diff.js';
 import { CHALLENGE_VENDOR_NAMES } from '../../http/challenge.js';
 import type { AlertDetails, AlertDraft, NightForAlerts, PolicyTransitions, RotationVersion, UsageFlip, VerdictFlip } from '../../night/alerts.js';
 import type { AlertKind, AlertSeverity, UsagePurpose } from '../../night/vocabulary.js';
+import { USAGE_PURPOSE_LABELS } from '../../robots/usage/vocabulary.js';
 import { boundAlertDetails, boundTitle, clipText, listedAtMost, namesAtMost } from './alert-bounds.js';
 import { MAX_AGENTS_PER_ALERT, MAX_DIFF_LINE_CHARS, MAX_DIFF_LINES_PER_ALERT, MAX_FLIPS_PER_ALERT, MAX_RECORD_VALUES_PER_LINE, MAX_SITEMAPS_PER_ALERT } from './size-limits.js';
 
@@ -529,14 +530,13 @@ export const ALERT_DETECTORS: readonly AlertDetector[] = [
 
 const shortSha = (v: RotationVersion) => v.sha256.slice(0, 12);
 
-const PURPOSE_TITLE: Readonly<Record<UsagePurpose, string>> = { 'ai-train': 'AI training', 'ai-input': 'AI input', search: 'search' };
 
 /** One usage alert of `kind`: every URL x agent whose preference changed that way tonight (D-15). */
 function usageChanged(n: RuleContext, kind: AlertKind): Detected | null {
   if (n.transition || n.usageFlips === undefined || n.usageFlips.length === 0) return null;
   const flips = n.usageFlips.filter((f) => usageAlertKind(f) === kind);
   if (flips.length === 0) return null;
-  const purposes = distinct(flips.map((f) => PURPOSE_TITLE[f.purpose]));
+  const purposes = distinct(flips.map((f) => USAGE_PURPOSE_LABELS[f.purpose]));
   const state = kind === 'usage_preference_withdrawn' ? 'no longer stated' : (flips[0] as UsageFlip).to;
   const lines = distinct(flips.flatMap((f) => (f.ruleAfter ? [`line ${f.ruleAfter.line}: ${clipText(f.ruleAfter.value, MAX_DIFF_LINE_CHARS)}`] : [])));
   const sorted = [...flips].sort((a, b) => a.url.localeCompare(b.url) || a.agent.localeCompare(b.agent) || a.purpose.localeCompare(b.purpose));
