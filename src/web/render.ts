@@ -11,7 +11,7 @@ import type { PolicyReason } from '../policy/effective-policy.js';
 import { POLICY_REASON_TEXT } from '../reports/site-text.js';
 import type { HiddenChar } from '../robots/hidden-chars.js';
 import { hiddenCharName, siteTextAttribute, siteTextHtml } from './html-text.js';
-import { parserVerdictText } from '../crawlers/parser-verdicts.js';
+import { parserVerdictText, profileRelease } from '../crawlers/parser-verdicts.js';
 
 /**
  * The templates and static files sit beside this module: under src/web/ for the sources, and
@@ -59,7 +59,7 @@ export const siteLink = (origin: string, extra: Record<string, string | number |
 export const reasonText = (reason: string | null | undefined) => (reason ? (POLICY_REASON_TEXT[reason as PolicyReason] ?? reason) : '');
 
 /** The helpers every template gets as `it.h`, whatever the page. */
-export const HELPERS = { shortTime, shortDay, timeHtml, dayHtml, number, plural, link, siteLink, reasonText, parserVerdictText };
+export const HELPERS = { shortTime, shortDay, timeHtml, dayHtml, number, plural, link, siteLink, reasonText, parserVerdictText, profileRelease };
 
 /**
  * The helpers of one page: HELPERS, and a site's text as HTML (`<%~ it.h.text(x) %>`) that
