@@ -1,7 +1,8 @@
 /**
  * The site page shows, in a real browser, the verdict under a crawler's own parser where it
- * differs from Google's: Scrapy (Protego, `scrapy-protego`, known) reads a body that is not valid
- * UTF-8 as empty, so the path Google's parser disallows stays allowed for it. The verdict matrix
+ * differs from Google's: Scrapy (Protego 0.7.0, `scrapy-protego-0.7`, known) matches a group's
+ * name as whole tokens, so `User-agent: Scrapy/2.14` names no group for it, where Google's parser
+ * cuts the name at `/` and reads the group: the path Google's parser disallows stays allowed for it. The verdict matrix
  * says so in the cell, the "Check a URL" box in its answer; no console error, nothing refused by
  * the Content-Security-Policy (docs/crawlers.md, "Where parser verdicts are shown").
  */
@@ -18,8 +19,8 @@ import type { Pipeline } from '../helpers/pipeline.js';
 import { CHROMIUM } from './dashboard-data.js';
 import { collectProblems } from './page-problems.js';
 
-/** Valid rules, then a Latin-1 é in a comment: not UTF-8. */
-const BODY = Buffer.concat([Buffer.from('User-agent: *\nDisallow: /private/\n# caf'), Buffer.from([0xe9, 0x0a])]);
+/** A group for Scrapy named with its version, and `*` open. */
+const BODY = Buffer.from('User-agent: Scrapy/2.14\nDisallow: /private/\n\nUser-agent: *\nAllow: /\n');
 
 let p: Pipeline;
 let handle: DbHandle;
@@ -54,18 +55,18 @@ afterAll(async () => {
 const sitePath = () => `/site?origin=${encodeURIComponent(p.origin('mill'))}`;
 
 describe("the site page: a verdict under the crawler's own parser", () => {
-  it('the matrix cell of Scrapy at the disallowed path says it is allowed under scrapy-protego (known); other cells say nothing of it', async () => {
+  it('the matrix cell of Scrapy at the disallowed path says it is allowed under scrapy-protego-0.7 (Protego 0.7.0, known); other cells say nothing of it', async () => {
     const page = await browser.newPage();
     const problems = collectProblems(page);
     const response = await page.goto(base + sitePath());
     expect(response?.status()).toBe(200);
     const heads = await page.locator('table.matrix thead th').allInnerTexts();
     const column = heads.findIndex((h) => h.startsWith('Scrapy'));
-    expect(heads[column]).toContain('scrapy-protego parser, known');
+    expect(heads[column]).toContain('scrapy-protego-0.7 parser, known');
     const row = page.locator('table.matrix tbody tr', { hasText: '/private/x' });
     const cell = row.locator('td').nth(column);
     await expect.poll(() => cell.getAttribute('class')).toBe('block');
-    expect(await cell.locator('.parser-verdict').innerText()).toBe('allowed under scrapy-protego (known)');
+    expect(await cell.locator('.parser-verdict').innerText()).toBe('allowed under scrapy-protego-0.7 (Protego 0.7.0, known)');
     expect(await page.locator('table.matrix .parser-verdict').count()).toBe(1);
     expect(problems).toEqual([]);
     await page.close();
@@ -77,7 +78,7 @@ describe("the site page: a verdict under the crawler's own parser", () => {
     await page.goto(`${base}${sitePath()}&url=${encodeURIComponent('/private/x')}&ua=Scrapy#check`);
     const answer = page.locator('#check .answer');
     expect(await answer.getAttribute('class')).toContain('block');
-    expect(await answer.locator('dd.parser-verdict').innerText()).toBe("disallowed by Google's parser; allowed under scrapy-protego (known)");
+    expect(await answer.locator('dd.parser-verdict').innerText()).toBe("disallowed by Google's parser; allowed under scrapy-protego-0.7 (Protego 0.7.0, known)");
     expect(problems).toEqual([]);
     await page.close();
   });
