@@ -6,6 +6,7 @@
  * flip); the same night run again, as a run or as a site job, adds neither an alert nor a flip.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nightEvents } from '../../../src/reports/night-events.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
 import type { Night } from '../../helpers/nightly.js';
@@ -112,6 +113,15 @@ describe('ai-train=yes → ai-train=no', () => {
     const json = JSON.parse((await p.cli(['history', p.origin('signals'), '--json'])).stdout) as { nights: { runId: number; usageFlips: unknown[] }[] };
     expect(json.nights.find((n) => n.runId === night2.runId)!.usageFlips).toHaveLength(2 * agents.length);
     expect(json.nights.find((n) => n.runId === night1.runId)!.usageFlips).toEqual([]);
+  });
+
+  it('the night page: the usage flips counted, and the site\'s "usage" line with them and the alert', async () => {
+    const page = await nightEvents(p.db.pool, { runId: night2.runId, portfolioId: null, severity: null, page: 1, pageSize: 10 });
+    expect(page.counts).toMatchObject({ flips: 0, usageFlips: 2 * agents.length });
+    const usage = page.sites.find((s) => s.siteId === siteId)!.causes.find((c) => c.cause === 'usage');
+    expect(usage).toMatchObject({ severity: 'info', usageFlipCount: 2 * agents.length });
+    expect(usage!.alerts.map((a) => a.kind)).toEqual(['ai_training_refused']);
+    expect(usage!.what).toHaveLength(2); // the root and /articles/a, each naming every agent
   });
 
   it('audit --wait prints the night\'s usage flips beside its verdict flips', () => {
