@@ -71,9 +71,11 @@ export function flipsByChange(flips: ReportTable): ReportTable {
   return { report: flips.report, columns: FLIP_GROUP_COLUMNS, rows: [...groups.values()] };
 }
 
-/** The reports the demo ends with, what each answers, and how many rows are shown. */
-export const DEMO_REPORTS: readonly { name: ReportName; title: string; rows: number }[] = [
-  { name: 'ai-access', title: 'AI crawlers each site keeps away from its root, on the last night', rows: 40 },
+/** The reports the demo ends with, what each answers, how many rows are shown, and the columns left out. */
+export const DEMO_REPORTS: readonly { name: ReportName; title: string; rows: number; omit?: readonly string[] }[] = [
+  // The Content-Signal values: report ai-use, next, says what each states.
+  { name: 'ai-access', title: 'AI crawlers each site keeps away from its root, on the last night', rows: 40, omit: ['contentSignals'] },
+  { name: 'ai-use', title: 'what the sites that state usage preferences tell crawlers: search, AI training, AI input (Content-Signal, Content-Usage)', rows: 20 },
   { name: 'flips', title: 'verdicts that changed in the last 7 nights, by tracked URL, with the crawlers concerned', rows: 20 },
   { name: 'failing', title: 'sites whose robots.txt could not be fetched on the last night, and what crawlers do meanwhile', rows: 20 },
 ];
@@ -81,8 +83,9 @@ export const DEMO_REPORTS: readonly { name: ReportName; title: string; rows: num
 /** Each of DEMO_REPORTS under a heading, as a table of `width` characters. */
 export async function demoReportsText(pool: pg.Pool, width: number): Promise<string> {
   let out = '';
-  for (const { name, title, rows } of DEMO_REPORTS) {
-    const built = await buildReport(pool, name, { portfolioId: null, since: null });
+  for (const { name, title, rows, omit = [] } of DEMO_REPORTS) {
+    const report = await buildReport(pool, name, { portfolioId: null, since: null });
+    const built = { ...report, columns: report.columns.filter((c) => !omit.includes(c.key)) };
     const table = readableReport(name === 'flips' ? flipsByChange(built) : built);
     out += `\n== ${title}  (robots-audit report ${name})\n`;
     out += formatReport({ ...table, rows: table.rows.slice(0, rows) }, 'table', { width });

@@ -5,8 +5,9 @@
  * were announced); one names GPTBot in a group of its own and so opens to it what `*` kept
  * closed; a shop ships its staging file. In 2025, next to the recorded histories, the cases
  * the fetch rules are about: a 503 streak longer than 30 days (D-3), a redirect chain across
- * hosts that later grows past five hops (R-11), a robots.txt that disappears (404, R-12), and an
- * HTML page served as robots.txt. Pure data and functions of the night.
+ * hosts that later grows past five hops (R-11), a robots.txt that disappears (404, R-12), an
+ * HTML page served as robots.txt, and one synthetic site whose Content-Signal line turns AI
+ * training from yes to no (issue 28). Pure data and functions of the night.
  */
 import type { DemoHistory } from './histories.js';
 import { bodyOnNight } from './histories.js';
@@ -232,6 +233,17 @@ function cdnPairOn(night: Date): DemoReply {
   return Number(day.slice(8, 10)) % 2 === 0 ? text(CDN_PAIR_STALE) : text(CDN_PAIR);
 }
 
+/**
+ * Synthetic, unlike every other 2025 site: Content-Signal lines as Cloudflare's Content Signals
+ * Policy writes them (contentsignals.org), a month before it was published (24 September 2025),
+ * to show the usage preferences (issue 28) beside the recorded histories, which hold none.
+ */
+const SIGNALS = (aiTrain: 'yes' | 'no') => `# signals.demo: a synthetic site (robots-audit's demo)
+User-agent: *
+Content-Signal: search=yes, ai-input=yes, ai-train=${aiTrain}
+Disallow: /account/
+`;
+
 export const EDGE_CASES_2025: readonly DemoSite[] = [
   robotsTimeline(
     'walled.demo',
@@ -262,6 +274,16 @@ export const EDGE_CASES_2025: readonly DemoSite[] = [
     ['2025-07-01T00:00:00Z', text('User-agent: *\nDisallow: /admin/\nDisallow: /drafts/\n')],
     ['2025-08-06T09:00:00Z', { status: 404, body: 'Not found', headers: { 'content-type': 'text/plain' } }],
   ]),
+  robotsTimeline(
+    'signals.demo',
+    'edge-cases',
+    'synthetic: a Content-Signal line allows AI training, then refuses it from 20 August 2025 (ai-train=yes -> no)',
+    ['/articles/summer-reading'],
+    [
+      ['2025-07-01T00:00:00Z', text(SIGNALS('yes'))],
+      ['2025-08-20T09:00:00Z', text(SIGNALS('no'))],
+    ],
+  ),
   robotsTimeline('spa.demo', 'edge-cases', 'a single-page app that answers every path with its HTML page, /robots.txt too', ['/app/settings'], [['2025-07-01T00:00:00Z', html(SPA_PAGE)]]),
 ];
 

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { ReportTable } from './format.js';
 import type { ReportFilters } from './report-filters.js';
 import { aiAccessSource } from './report-ai-access.js';
+import { aiUseSource } from './report-ai-use.js';
 import { alertsSource } from './report-alerts.js';
 import { changesSource } from './report-changes.js';
 import { failingSource } from './report-failing.js';
@@ -17,7 +18,7 @@ import type { ReportSource } from './report-source.js';
 import { collectReport } from './report-source.js';
 import { statusSource } from './report-status.js';
 
-export const REPORT_NAMES = ['status', 'changes', 'flips', 'alerts', 'ai-access', 'failing', 'lint', 'portability'] as const;
+export const REPORT_NAMES = ['status', 'changes', 'flips', 'alerts', 'ai-access', 'ai-use', 'failing', 'lint', 'portability'] as const;
 export type ReportName = (typeof REPORT_NAMES)[number];
 
 type AnySource = ReportSource<never>;
@@ -27,6 +28,7 @@ const SOURCES: Record<ReportName, (pool: pg.Pool, filters: ReportFilters) => Any
   flips: flipsSource,
   alerts: alertsSource,
   'ai-access': aiAccessSource,
+  'ai-use': aiUseSource,
   failing: (_pool, filters) => failingSource(filters),
   lint: lintSource,
   portability: portabilitySource,

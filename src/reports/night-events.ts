@@ -2,9 +2,9 @@
  * What happened on one night (a run), by site: each site that changed, flipped or raised an
  * alert that night, its events grouped by cause, one line per cause. A new file's rules, an
  * outage (the fetch outcome and the policy moving, with the twenty verdicts it flipped and the
- * alert it raised), the 30-day fallback, a first sighting: each is one line that opens on its
- * details, not twenty rows. Sites with the worst alert first, then by origin; a page at a time,
- * read through the night's indexes (snapshot_changes, verdict_flips and alerts by run).
+ * alert it raised), the 30-day fallback, usage preferences that changed (usage_flips), a first
+ * sighting: each is one line that opens on its details, not twenty rows. Sites with the worst alert first, then by origin; a page at a time,
+ * read through the night's indexes (snapshot_changes, verdict_flips, usage_flips and alerts by run).
  */
 import type pg from 'pg';
 import type { FlipRule } from '../night/rows.js';
@@ -13,6 +13,8 @@ import type { RobotsDiff } from '../robots/diff.js';
 import { move } from './report-changes.js';
 import { ruleText } from './report-flips.js';
 import { inPortfolio } from './report-filters.js';
+import { usageFlipLines } from './usage-flips.js';
+import type { UsageFlipEvent } from './usage-flips.js';
 import { SEVERITIES } from '../night/vocabulary.js';
 import type { AlertSeverity } from '../night/vocabulary.js';
 
@@ -34,8 +36,11 @@ export function semanticLines(diff: RobotsDiff | null): string[] {
   return all.length <= MAX_RULE_DIFF_LINES ? shown : [...shown, `… and ${all.length - MAX_RULE_DIFF_LINES} more lines`];
 }
 
-/** Why a site's events happened: the rules of a new file, the fetch, the 30-day fallback, its first night. */
-export const NIGHT_CAUSES = ['outcome', 'fallback', 'rules', 'first_seen', 'other'] as const;
+/**
+ * Why a site's events happened: the rules of a new file, the fetch, the 30-day fallback, usage
+ * preferences changed (Content-Signal, Content-Usage: usage_flips and their alerts), its first night.
+ */
+export const NIGHT_CAUSES = ['outcome', 'fallback', 'rules', 'usage', 'first_seen', 'other'] as const;
 export type NightCause = (typeof NIGHT_CAUSES)[number];
 
 /** snapshot_changes.kinds → cause (a change may have two: a site back up with a new file). */
@@ -79,6 +84,13 @@ const ALERT_CAUSE: Record<string, NightCause> = {
   sitemaps_changed: 'rules',
   records_changed: 'rules',
   comments_only: 'rules',
+  ai_training_refused: 'usage',
+  ai_training_allowed: 'usage',
+  ai_input_refused: 'usage',
+  ai_input_allowed: 'usage',
+  search_use_refused: 'usage',
+  search_use_allowed: 'usage',
+  usage_preference_withdrawn: 'usage',
 };
 
 /** Flips listed per site and cause; the rest is counted (an outage flips every tracked URL x agent). */
@@ -117,6 +129,8 @@ export interface CauseLine {
   flips: NightFlip[];
   /** Flips of the cause, listed or not. */
   flipCount: number;
+  /** Usage flips of the cause (`usage`), listed in `what` or not. */
+  usageFlipCount: number;
   alerts: NightAlert[];
 }
 
@@ -143,7 +157,7 @@ export interface NightPage {
   next: NightRun | null;
   /** Sites with an event that night, in the portfolio, at the severity asked. */
   matching: number;
-  counts: { changes: number; flips: number; alerts: number };
+  counts: { changes: number; flips: number; usageFlips: number; alerts: number };
   sites: NightSite[];
 }
 
@@ -163,7 +177,7 @@ export async function nightRuns(pool: pg.Pool, runId: number | null): Promise<{ 
 
 export async function nightEvents(pool: pg.Pool, query: NightQuery): Promise<NightPage> {
   const { run, previous, next } = await nightRuns(pool, query.runId);
-  if (!run) return { run, previous, next, matching: 0, counts: { changes: 0, flips: 0, alerts: 0 }, sites: [] };
+  if (!run) return { run, previous, next, matching: 0, counts: { changes: 0, flips: 0, usageFlips: 0, alerts: 0 }, sites: [] };
   const { matching, counts, page } = await nightSitesPage(pool, run.id, query);
   const details = await siteEvents(pool, run.id, page.map((r) => r.site_id));
   return {
@@ -204,6 +218,7 @@ async function nightSitesPage(pool: pg.Pool, runId: number, query: NightQuery): 
     pool.query<NightPage['counts']>(
       `select (select count(*)::int from snapshot_changes c where c.run_id = $1 and ${inPortfolio('c.site_id', '$2')}) as changes,
               (select count(*)::int from verdict_flips f where f.run_id = $1 and ${inPortfolio('f.site_id', '$2')}) as flips,
+              (select count(*)::int from usage_flips u where u.run_id = $1 and ${inPortfolio('u.site_id', '$2')}) as "usageFlips",
               (select count(*)::int from alerts l where l.run_id = $1 and ${inPortfolio('l.site_id', '$2')}) as alerts`,
       [runId, query.portfolioId],
     ),
@@ -252,16 +267,19 @@ export interface SiteNightEvents {
     ruleDiff: RobotsDiff | null;
   } | null;
   flips: (NightFlip & { cause: string; causeCount: number })[];
+  /** The first FLIPS_LISTED usage flips, and how many there are. */
+  usageFlips: UsageFlipEvent[];
+  usageFlipCount: number;
   alerts: NightAlert[];
 }
 
-const emptyEvents = (): SiteNightEvents => ({ change: null, flips: [], alerts: [] });
+const emptyEvents = (): SiteNightEvents => ({ change: null, flips: [], usageFlips: [], usageFlipCount: 0, alerts: [] });
 
 async function siteEvents(pool: pg.Pool, runId: number, siteIds: readonly number[]): Promise<Map<number, SiteNightEvents>> {
   const out = new Map<number, SiteNightEvents>();
   if (siteIds.length === 0) return out;
   const of = (id: number) => out.get(id) ?? out.set(id, emptyEvents()).get(id)!;
-  const [changes, flips, alerts] = await Promise.all([
+  const [changes, flips, usageFlips, alerts] = await Promise.all([
     pool.query<{ site_id: number; kinds: string[]; outcome_from: string | null; outcome_to: string; policy_from: string | null; policy_to: string; rule_diff: RobotsDiff | null }>(
       `select site_id, kinds, outcome_from::text, outcome_to::text, policy_from::text, policy_to::text, rule_diff
        from snapshot_changes where run_id = $1 and site_id = any($2::int[])`,
@@ -278,6 +296,17 @@ async function siteEvents(pool: pg.Pool, runId: number, siteIds: readonly number
        order by site_id, n`,
       [runId, siteIds, FLIPS_LISTED],
     ),
+    pool.query<UsageFlipEvent & { site_id: number; count: number }>(
+      `select site_id, url, agent, purpose, "from", "to", "ruleAfter", count from (
+         select u.site_id, t.url, a.token as agent, u.purpose, u.from_preference as "from", u.to_preference as "to", u.rule_after as "ruleAfter",
+                count(*) over (partition by u.site_id)::int as count,
+                row_number() over (partition by u.site_id order by t.is_root desc, t.url, lower(a.token), u.purpose) as n
+         from usage_flips u join tracked_urls t on t.id = u.tracked_url_id join user_agents a on a.id = u.user_agent_id
+         where u.run_id = $1 and u.site_id = any($2::int[])) x
+       where n <= $3
+       order by site_id, n`,
+      [runId, siteIds, FLIPS_LISTED],
+    ),
     pool.query<{ site_id: number; severity: AlertSeverity; kind: string; title: string }>(
       `select site_id, severity, kind, title from alerts where run_id = $1 and site_id = any($2::int[]) order by severity, kind`,
       [runId, siteIds],
@@ -289,6 +318,11 @@ async function siteEvents(pool: pg.Pool, runId: number, siteIds: readonly number
   for (const f of flips.rows) {
     of(f.site_id).flips.push({ cause: f.cause, causeCount: f.cause_count, url: f.url, agent: f.agent, before: f.from_allowed, after: f.to_allowed, rule: ruleText(f.rule_after) });
   }
+  for (const { site_id, count, ...f } of usageFlips.rows) {
+    const events = of(site_id);
+    events.usageFlips.push(f);
+    events.usageFlipCount = count;
+  }
   for (const a of alerts.rows) of(a.site_id).alerts.push({ severity: a.severity, kind: a.kind, title: a.title });
   return out;
 }
@@ -299,7 +333,7 @@ const worst = (alerts: readonly NightAlert[]): AlertSeverity | null => SEVERITIE
 export function groupByCause(events: SiteNightEvents): CauseLine[] {
   const lines = new Map<NightCause, CauseLine>();
   const line = (cause: NightCause) =>
-    lines.get(cause) ?? lines.set(cause, { cause, severity: null, kinds: [], what: [], flips: [], flipCount: 0, alerts: [] }).get(cause)!;
+    lines.get(cause) ?? lines.set(cause, { cause, severity: null, kinds: [], what: [], flips: [], flipCount: 0, usageFlipCount: 0, alerts: [] }).get(cause)!;
   const c = events.change;
   if (c) {
     // The 30-day fallback moves the policy itself: its policy move is the fallback's line.
@@ -323,6 +357,13 @@ export function groupByCause(events: SiteNightEvents): CauseLine[] {
       counted.add(f.cause);
       l.flipCount += f.causeCount;
     }
+  }
+  if (events.usageFlipCount > 0) {
+    const usage = line('usage');
+    const { lines: listed, hidden } = usageFlipLines(events.usageFlips, MAX_RULE_DIFF_LINES);
+    const more = hidden + events.usageFlipCount - events.usageFlips.length;
+    usage.what.push(...listed, ...(more > 0 ? [`… and ${more} more usage flips`] : []));
+    usage.usageFlipCount = events.usageFlipCount;
   }
   for (const a of events.alerts) line(ALERT_CAUSE[a.kind] ?? 'other').alerts.push(a);
   for (const l of lines.values()) l.severity = worst(l.alerts);

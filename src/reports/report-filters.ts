@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import type { AlertSeverity } from '../night/vocabulary.js';
+import type { UsagePreference, UsagePurpose } from '../robots/usage/vocabulary.js';
 import type { SiteState } from './site-states.js';
 import type { UsageFilter } from './usage-filters.js';
 
@@ -36,6 +37,13 @@ export interface ReportFilters {
   crawler?: string | null;
   blocks?: string | null;
   usage?: UsageFilter | null;
+  /**
+   * `report ai-use`: one purpose; one preference; only the sites that refuse AI training while a
+   * catalogued AI-training crawler may fetch their root.
+   */
+  purpose?: UsagePurpose | null;
+  preference?: UsagePreference | null;
+  contradictions?: boolean;
 }
 
 export interface ReportFilterInput {

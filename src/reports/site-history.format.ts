@@ -1,10 +1,12 @@
 /**
  * `robots-audit history` output: a table of nights, newest first, with what each night changed,
- * the verdicts that flipped and the alerts under it; or the documented JSON. Pure.
+ * the verdicts that flipped, the usage preferences that changed and the alerts under it; or the
+ * documented JSON. Pure.
  */
 import type { HistoryFlip, HistoryNight, SiteHistory } from './site-history.js';
 import { alignColumns, formatNight, outcomeText, plural, policyText } from './site-text.js';
 import { ruleLine } from '../robots/diff.js';
+import { usageFlipLines } from './usage-flips.js';
 
 /** Flip lines (one per URL and change) shown under one night; `--json` lists every flip. */
 export const MAX_FLIP_LINES = 8;
@@ -36,6 +38,11 @@ function eventLines(night: HistoryNight): string[] {
   if (night.flapping) lines.push(night.confirmSha256 ? `flapping: two answers disagreed (the other: ${night.confirmSha256.slice(0, 12)})` : 'flapping: its changes raise no alerts of their own');
   if (night.changes.length > 0) lines.push(`changed: ${night.changes.join(', ')}`);
   if (night.flips.length > 0) lines.push(`flips: ${night.flips.length}`, ...flipLines(night.flips).map((l) => `  ${l}`));
+  if (night.usageFlips.length > 0) {
+    const { lines: usage, hidden } = usageFlipLines(night.usageFlips, MAX_FLIP_LINES);
+    lines.push(`usage flips: ${night.usageFlips.length}`, ...usage.map((l) => `  ${l}`));
+    if (hidden > 0) lines.push(`  … ${plural(hidden, 'more usage flip')} (--json lists them all)`);
+  }
   for (const a of night.alerts) lines.push(`alert ${a.severity} ${a.kind}: ${a.title}`);
   return lines;
 }
@@ -70,7 +77,9 @@ export function formatHistory(history: SiteHistory): string {
 /**
  * The JSON of `history --json` (stable: keys are only ever added). Times are ISO strings (UTC);
  * `status`, `errorCode`, `unreachableSince`, `rulesNight`, `rulesRunKey`, `bodySha256`,
- * `bodyBytes` and `confirmSha256` are null when they do not apply. `pending`: the site's nights
+ * `bodyBytes` and `confirmSha256` are null when they do not apply; `usageFlips`: the usage
+ * preferences that changed (purpose, from, to: `allowed` / `refused` / `unknown`, and the lines
+ * `{line, mechanism, label, value, since}` before and after). `pending`: the site's nights
  * still to come, waiting for a retry (issue 26), the soonest due first.
  */
 export function historyJson(history: SiteHistory, limit: number) {
@@ -97,6 +106,7 @@ export function historyJson(history: SiteHistory, limit: number) {
       changes: n.changes,
       flips: n.flips.map((f) => ({ url: f.url, agent: f.agent, from: f.from, to: f.to, cause: f.cause, ruleBefore: f.ruleBefore, ruleAfter: f.ruleAfter })),
       alerts: n.alerts.map((a) => ({ severity: a.severity, kind: a.kind, title: a.title })),
+      usageFlips: n.usageFlips.map((f) => ({ url: f.url, agent: f.agent, purpose: f.purpose, from: f.from, to: f.to, ruleBefore: f.ruleBefore, ruleAfter: f.ruleAfter })),
     })),
     pending: (history.waits ?? []).map((w) => ({
       night: w.night.toISOString(),

@@ -1,14 +1,16 @@
 /**
  * A site's timeline of nights (`robots-audit history`), newest first: each night's outcome and
  * effective policy with the rule behind it (R-10..R-15, D-3, D-4), what changed, the verdicts
- * that flipped and the alerts raised; and a night still to come, waiting for its retry.
+ * that flipped, the usage preferences that changed (usage_flips) and the alerts raised; and a
+ * night still to come, waiting for its retry.
  *
  * Every query is one site's rows through an index that leads with `site_id`: the nights through
  * the snapshots' primary key (site, run clock) read backwards and cut at the limit, then the
- * changes (unique (site, run)), flips and alerts (their site indexes) of those runs only. So a
+ * changes (unique (site, run)), flips, usage flips and alerts (their site indexes) of those runs only. So a
  * site's history costs the same with a year of nights for 100,000 sites as with one.
  */
 import type { FlipRule } from '../night/rows.js';
+import type { UsageFlipEvent } from './usage-flips.js';
 import type { Queryable } from './site-errors.js';
 import { nightPolicyOf } from './site-lookup.js';
 import { loadWaits } from '../db/run-waits.js';
@@ -27,6 +29,11 @@ export interface HistoryFlip {
   cause: string;
   ruleBefore: FlipRule | null;
   ruleAfter: FlipRule | null;
+}
+
+/** A usage preference that changed for a URL the crawler may fetch both nights (`usage_flips`). */
+export interface HistoryUsageFlip extends UsageFlipEvent {
+  ruleBefore: UsageFlipEvent['ruleAfter'];
 }
 
 export interface HistoryAlert {
@@ -50,6 +57,8 @@ export interface HistoryNight extends NightPolicy {
   changes: string[];
   /** By URL, then agent. */
   flips: HistoryFlip[];
+  /** The usage preferences that changed (D-15), by URL, then agent, then purpose. */
+  usageFlips: HistoryUsageFlip[];
   /** Most severe first. */
   alerts: HistoryAlert[];
 }
@@ -114,7 +123,7 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
   const runIds = nights.rows.map((n) => n.run_id);
   if (runIds.length === 0) return { site, totalNights: total?.n ?? 0, nights: [], waits };
 
-  const [changes, flips, alerts] = await Promise.all([
+  const [changes, flips, usageFlips, alerts] = await Promise.all([
     db.query<{ run_id: number; kinds: string[] }>('select run_id, kinds from snapshot_changes where site_id = $1 and run_id = any($2::int[])', [site.id, runIds]),
     db.query<{ run_id: number; url: string; agent: string; from_allowed: boolean | null; to_allowed: boolean; cause: string; rule_before: FlipRule | null; rule_after: FlipRule | null }>(
       `select f.run_id, t.url, a.token as agent, f.from_allowed, f.to_allowed, f.cause, f.rule_before, f.rule_after
@@ -123,6 +132,15 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
          join user_agents a on a.id = f.user_agent_id
         where f.site_id = $1 and f.run_id = any($2::int[])
         order by f.run_id, t.url, lower(a.token)`,
+      [site.id, runIds],
+    ),
+    db.query<{ run_id: number; url: string; agent: string; purpose: HistoryUsageFlip['purpose']; from_preference: HistoryUsageFlip['from']; to_preference: HistoryUsageFlip['to']; rule_before: HistoryUsageFlip['ruleBefore']; rule_after: HistoryUsageFlip['ruleAfter'] }>(
+      `select f.run_id, t.url, a.token as agent, f.purpose, f.from_preference, f.to_preference, f.rule_before, f.rule_after
+         from usage_flips f
+         join tracked_urls t on t.id = f.tracked_url_id
+         join user_agents a on a.id = f.user_agent_id
+        where f.site_id = $1 and f.run_id = any($2::int[])
+        order by f.run_id, t.url, lower(a.token), array_position(array['search', 'ai-train', 'ai-input'], f.purpose)`,
       [site.id, runIds],
     ),
     db.query<{ run_id: number; severity: HistoryAlert['severity']; kind: string; title: string }>(
@@ -136,6 +154,7 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
 
   const kindsByRun = new Map(changes.rows.map((c) => [c.run_id, c.kinds]));
   const flipsByRun = groupBy(flips.rows, (f) => f.run_id);
+  const usageFlipsByRun = groupBy(usageFlips.rows, (f) => f.run_id);
   const alertsByRun = groupBy(alerts.rows, (a) => a.run_id);
   return {
     site,
@@ -156,6 +175,15 @@ export async function siteHistory(db: Queryable, site: SiteRef, options: { limit
         from: f.from_allowed,
         to: f.to_allowed,
         cause: f.cause,
+        ruleBefore: f.rule_before,
+        ruleAfter: f.rule_after,
+      })),
+      usageFlips: (usageFlipsByRun.get(n.run_id) ?? []).map((f) => ({
+        url: f.url,
+        agent: f.agent,
+        purpose: f.purpose,
+        from: f.from_preference,
+        to: f.to_preference,
         ruleBefore: f.rule_before,
         ruleAfter: f.rule_after,
       })),

@@ -55,6 +55,8 @@ export interface RunSummary {
   policies: Record<string, number>;
   changes: Record<string, number>;
   flips: number;
+  /** Usage preferences that changed (usage_flips: a purpose of a tracked URL x agent). */
+  usageFlips: number;
   alerts: Record<string, number>;
   /** Sites whose job failed for good (Postgres down for long, say): the run ended without them. */
   failedSites: number;
@@ -95,7 +97,9 @@ export async function summarizeRun(rt: Runtime, run: RunProgress, failedSites: n
   const now = new Date();
   const schedule = retryScheduleOf(rt.config);
   const pending = run.status === 'completed' && counts.waiting ? await loadWaits(rt.db.pool, { runId: run.id }) : [];
-  const flips = await rt.db.db.execute<{ n: string }>(sql`select count(*) as n from verdict_flips where run_id = ${run.id}`);
+  const flips = await rt.db.db.execute<{ n: string; usage: string }>(
+    sql`select (select count(*) from verdict_flips where run_id = ${run.id}) as n, (select count(*) from usage_flips where run_id = ${run.id}) as usage`,
+  );
   const alerts = await rt.db.db.execute<{ severity: string; n: string }>(
     sql`select severity::text, count(*) as n from alerts where run_id = ${run.id} group by severity`,
   );
@@ -113,6 +117,7 @@ export async function summarizeRun(rt: Runtime, run: RunProgress, failedSites: n
     policies: counts.policy ?? {},
     changes: counts.change ?? {},
     flips: Number(flips.rows[0]?.n ?? 0),
+    usageFlips: Number(flips.rows[0]?.usage ?? 0),
     alerts: Object.fromEntries(alerts.rows.map((r) => [r.severity, Number(r.n)])),
     failedSites,
     pendingSites: pending.map((w) => ({ origin: w.origin, until: w.until.toISOString(), why: waitWhy(w, schedule, now) })),
@@ -131,6 +136,7 @@ export function formatSummary(s: RunSummary): string {
     `  policies:       ${formatCounts(s.policies)}`,
     `  changes:        ${formatCounts(s.changes)}`,
     `  verdict flips:  ${s.flips}`,
+    `  usage flips:    ${s.usageFlips}`,
     `  alerts:         ${formatCounts(s.alerts)}`,
     ...(s.failedSites > 0 ? [`  failed sites:   ${s.failedSites}`] : []),
     ...(s.pendingSites.length > 0

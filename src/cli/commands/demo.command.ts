@@ -78,11 +78,12 @@ async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
 
 /** What to run next on the demo's database, with what it shows. */
 const MORE_COMMANDS: readonly (readonly [string, string])[] = [
-  ['robots-audit report <status|changes|flips|ai-access|failing|lint>', 'every report, all rows (--since 2023-01-01: the whole replay)'],
+  ['robots-audit report <status|changes|flips|ai-access|ai-use|failing|lint>', 'every report, all rows (--since 2023-01-01: the whole replay)'],
   ['robots-audit report portability', 'AI-crawler blocks other parsers misread (grin.com: python-urllib takes * literally)'],
   ['robots-audit history outage.demo', 'its nights: the 503s, full disallow, then the copy of D-3'],
   ['robots-audit history walled.demo', "a bot wall's nights: challenged, the last rules stand, two alerts"],
   ['robots-audit history cdn-pair.demo', 'two versions in turn: flapping, no alert a night, then settled'],
+  ['robots-audit history signals.demo', 'a synthetic Content-Signal line turns AI training from yes to no: usage flips, one alert'],
   ['robots-audit diff www.giga.de.demo', 'what its robots.txt changed on 29 August, per crawler'],
   ['robots-audit explain gazette.demo /subscribers/weekend-edition --ua GPTBot', "why GPTBot may fetch what * may not"],
   ['robots-audit test-draft shop.demo <draft> [--format json|github]', 'a draft robots.txt against the one in force, before it ships'],

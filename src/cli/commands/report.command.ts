@@ -1,5 +1,5 @@
 /**
- * `robots-audit report <status|changes|flips|alerts|ai-access|failing|lint|portability>`: the reports of
+ * `robots-audit report <status|changes|flips|alerts|ai-access|ai-use|failing|lint|portability>`: the reports of
  * src/reports as a table that fits the terminal, RFC 4180 CSV, or JSON (docs/reports.md lists
  * every column and key). An empty report is not an error (exit 0); an unknown portfolio is one
  * line on stderr and exit 1, a malformed date or width exit 2.
@@ -12,6 +12,8 @@ import { COMMAND_DESCRIPTIONS } from '../command-descriptions.js';
 import type { CommandRegistrar } from '../command-registrar.js';
 import { REPORT_FORMATS, REPORT_NAMES, ReportInputError, buildReport, formatReport, resolveReportFilters } from '../../reports/index.js';
 import type { ReportFormat, ReportName } from '../../reports/index.js';
+import { USAGE_PREFERENCES, USAGE_PURPOSES } from '../../robots/usage/vocabulary.js';
+import type { UsagePreference, UsagePurpose } from '../../robots/usage/vocabulary.js';
 import type { DatabaseOptions } from '../with-database.js';
 import { databaseUrlOption, withDatabase } from '../with-database.js';
 
@@ -20,7 +22,13 @@ interface ReportOptions extends DatabaseOptions {
   since?: string;
   format: ReportFormat;
   width?: string;
+  purpose?: UsagePurpose;
+  preference?: UsagePreference;
+  contradictions?: boolean;
 }
+
+/** The options only `report ai-use` reads: given to another report they would silently do nothing. */
+const AI_USE_OPTIONS = ['purpose', 'preference', 'contradictions'] as const;
 
 export const registerReportCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
@@ -31,8 +39,17 @@ export const registerReportCommand: CommandRegistrar = (program: Command, io: Cl
     .option('--since <date>', 'from this night: YYYY-MM-DD, an ISO 8601 time (UTC without a zone), or <n>d (days before the latest night); changes, flips and alerts default to 7d')
     .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS).default('table'))
     .option('--width <columns>', "the table's width (default: the terminal's; unbounded when not a terminal)")
+    .addOption(new Option('--purpose <purpose>', 'ai-use: only this purpose').choices(USAGE_PURPOSES))
+    .addOption(new Option('--preference <preference>', 'ai-use: only this preference').choices(USAGE_PREFERENCES))
+    .option('--contradictions', 'ai-use: only the sites that refuse AI training while an AI-training crawler of the catalogue may crawl their root')
     .addOption(databaseUrlOption())
     .action(async (name: ReportName, options: ReportOptions) => {
+      const misplaced = name === 'ai-use' ? undefined : AI_USE_OPTIONS.find((o) => options[o] !== undefined);
+      if (misplaced !== undefined) {
+        io.stderr.write(`robots-audit: --${misplaced} applies to report ai-use only\n`);
+        io.exitCode = 2;
+        return;
+      }
       let width = terminalWidth(io);
       if (options.width !== undefined) {
         width = Number(options.width);
@@ -45,7 +62,12 @@ export const registerReportCommand: CommandRegistrar = (program: Command, io: Cl
       try {
         const { text, notes } = await withDatabase(options, async (_db, pool) => {
           const filters = await resolveReportFilters(pool, { portfolio: options.portfolio, since: options.since });
-          const table = await buildReport(pool, name, filters);
+          const table = await buildReport(pool, name, {
+            ...filters,
+            purpose: options.purpose ?? null,
+            preference: options.preference ?? null,
+            contradictions: options.contradictions === true,
+          });
           return { text: formatReport(table, options.format, width === undefined ? {} : { width }), notes: table.notes ?? [] };
         });
         io.stdout.write(text);

@@ -183,6 +183,15 @@ describe('robots-audit demo', () => {
     expect(rowOf(report, 'recipes.demo')).toMatch(/rules\s+0\/\d+/);
   });
 
+  it('ends with the usage preferences: the synthetic signals.demo refuses AI training since 20 August 2025', () => {
+    const report = section('(robots-audit report ai-use)');
+    const rows = report.split('\n').filter((line) => line.startsWith('signals.demo '));
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(/^signals\.demo\s+search\s+allowed\s+2025-07-29 22:00\s+3\s+Content-Signal\s+search=yes, ai-input=yes, ai-train=no\s+all 2\s+all 10$/);
+    expect(rows[1]).toMatch(/^signals\.demo\s+ai-train\s+refused\s+2025-08-20 22:00\s+3\s+Content-Signal\s+search=yes, ai-input=yes, ai-train=no\s+all 2\s+all 10$/);
+    expect(rows[2]).toMatch(/^signals\.demo\s+ai-input\s+allowed\s+2025-07-29 22:00\s+3/);
+  });
+
   it('ends with the flips of the last week, naming the crawlers', () => {
     const report = section('(robots-audit report flips)');
     expect(report).toMatch(/outage\.demo\s+\/\s+disallowed\s+allowed\s+fallback_started\s+Applebot-Extended, Bingbot/);
@@ -199,7 +208,7 @@ describe('robots-audit demo', () => {
 
   it('says which commands show more', () => {
     const more = section('everything is in');
-    expect(more).toContain('robots-audit report <status|changes|flips|ai-access|failing|lint>');
+    expect(more).toContain('robots-audit report <status|changes|flips|ai-access|ai-use|failing|lint>');
     for (const command of ['report portability', 'history outage.demo', 'diff www.giga.de.demo', 'explain gazette.demo /subscribers/weekend-edition --ua GPTBot', 'test-draft shop.demo <draft>']) {
       expect(more).toContain(`robots-audit ${command} `);
     }

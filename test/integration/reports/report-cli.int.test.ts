@@ -210,7 +210,7 @@ describe('mistakes get one line: exit 2 for a malformed argument, 1 for a name t
     [['changes', '--since', 'yesterday'], 2, /is not a date/],
     [['changes', '--since', '2026-03-01T03:00+25:00'], 2, /is not a date/],
     [['status', '--width', 'wide'], 2, /--width "wide": give a whole number/],
-    [['nonsense'], 1, /value 'nonsense' is invalid for argument 'report'\. Allowed choices are status, changes, flips, alerts, ai-access, failing, lint, portability/],
+    [['nonsense'], 1, /value 'nonsense' is invalid for argument 'report'\. Allowed choices are status, changes, flips, alerts, ai-access, ai-use, failing, lint, portability/],
     [['status', '--format', 'xml'], 1, /option '--format <format>' argument 'xml' is invalid/],
   ] as const)('report %j', async (args, code, message) => {
     const run = await report([...args]);

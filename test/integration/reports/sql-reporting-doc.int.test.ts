@@ -36,6 +36,8 @@ const GPT_BLOCK_LATER = 'User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow
 const GOOGLEBOT_PRIVATE = 'User-agent: Googlebot\nDisallow: /private/\n\nUser-agent: *\nAllow: /\n';
 /** Over 500 KiB: a rule, then comment lines (R-18: the first 512,000 bytes are read). */
 const BIG = `User-agent: *\nDisallow: /big/\n${'# padding to make the file larger than Google reads\n'.repeat(12_000)}`;
+/** AI training allowed, then refused from night 95 (issue 28), every crawler welcome. */
+const SIGNALS = (aiTrain: 'yes' | 'no') => `User-agent: *\nAllow: /\nContent-Signal: search=yes, ai-train=${aiTrain}\n`;
 const HTML = '<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><p>Our new site</p></body></html>\n';
 
 /** What each site serves on each night; `elsewhere` is no site, only where `moved` redirects. */
@@ -55,13 +57,14 @@ function serveOn(day: Day, p: Pipeline): Record<string, string | FixtureReply> {
     // A bot wall on the last night (issue 18): the last known rules stand, unverified.
     walled: day < 100 ? 'User-agent: *\nDisallow: /cart/\n' : WALL,
     // Two versions in turn, night after night, differing in a comment: flapping from night 2.
+    signals: SIGNALS(day < 95 ? 'yes' : 'no'),
     cdnpair: `User-agent: *\nDisallow: /cart/\n# node ${NIGHTS.indexOf(day) % 2 === 0 ? 'a' : 'b'}\n`,
   };
 }
 
 const WALL: FixtureReply = { status: 403, body: '<title>Just a moment...</title>', headers: { 'cf-mitigated': 'challenge' } };
 
-const SITES = ['gpt', 'aiblock', 'streak', 'blip', 'fallback', 'tracked', 'big', 'lint', 'divergent', 'moved', 'walled', 'cdnpair'] as const;
+const SITES = ['gpt', 'aiblock', 'streak', 'blip', 'fallback', 'tracked', 'big', 'lint', 'divergent', 'moved', 'walled', 'cdnpair', 'signals'] as const;
 /** Question 12's portfolio; the other sites are in client-b. */
 const CLIENT_A = ['gpt', 'tracked'] as const;
 
@@ -71,6 +74,8 @@ function night(day: Day): string {
 }
 
 let p: Pipeline;
+/** The agents evaluated nightly, in lower-case order. */
+let agents: string[];
 
 beforeAll(async () => {
   p = await startPipeline();
@@ -82,6 +87,7 @@ beforeAll(async () => {
   );
   await track(p, 'tracked', ['/private/report']);
   for (const day of NIGHTS) await replayNight(p, nightAt(NIGHT_0, day), serveOn(day, p));
+  agents = (await rows<{ token: string }>(p, 'select token from user_agents where is_default')).map((r) => r.token).sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
 }, 110_000);
 
 afterAll(async () => p?.close());
@@ -225,6 +231,35 @@ const CASES: Record<string, Case> = {
       ];
     },
   },
+  'Which sites refuse AI training but let GPTBot crawl?': {
+    // gpt refuses AI training too (`*`, from night 95), but not to GPTBot, which it does not let crawl.
+    rows: () => [{ origin: origin('signals'), since: night(95), line: '3', value: 'search=yes, ai-train=no', crawlers_told: String(agents.length) }],
+  },
+  'What changed in AI usage preferences since a date?': {
+    // Night 95: signals says ai-train=no instead of yes; gpt says it for the first time (its `*` group).
+    vars: () => ({ since: nightAt(NIGHT_0, 5) }),
+    rows: () => [
+      { night: night(95), origin: origin('gpt'), purpose: 'ai-train', from_preference: 'unknown', to_preference: 'refused', line: '8', value: 'ai-train=no', urls: '1', crawlers: String(agents.length - 1) },
+      {
+        night: night(95),
+        origin: origin('signals'),
+        purpose: 'ai-train',
+        from_preference: 'allowed',
+        to_preference: 'refused',
+        line: '3',
+        value: 'search=yes, ai-train=no',
+        urls: '1',
+        crawlers: String(agents.length),
+      },
+    ],
+  },
+  "What is a site's root told about AI training, and since when?": {
+    vars: () => ({ origin: origin('gpt') }),
+    rows: () => [
+      { preference: 'not-crawlable', since: '', line: '', mechanism: '', value: '', crawlers: 'GPTBot' },
+      { preference: 'refused', since: night(95), line: '8', mechanism: 'content-signal', value: 'ai-train=no', crawlers: agents.filter((a) => a !== 'GPTBot').join(', ') },
+    ],
+  },
   "Which AI crawlers may not fetch a site's root, since when?": {
     vars: () => ({ origin: origin('gpt') }),
     rows: () => [{ token: 'GPTBot', category: 'ai-training', operator: 'OpenAI', since: night(2), content_signals: '{ai-train=no}' }],
@@ -255,6 +290,8 @@ const CASES: Record<string, Case> = {
         network_error: '0',
         changes: expect.stringMatching(/^\d+$/) as unknown as string,
         flips: expect.stringMatching(/^\d+$/) as unknown as string,
+        // Night 95: signals' ai-train for every agent, gpt's for all but GPTBot (question "What changed in AI usage preferences").
+        usage_flips: String(day === 95 ? 2 * agents.length - 1 : 0),
         alerts: expect.stringMatching(/^\d+$/) as unknown as string,
       })),
   },
@@ -299,14 +336,14 @@ describe("README.md's reporting examples", () => {
 });
 
 describe('docs/sql-reporting.md: the views', () => {
-  /** The public views, the verdict_flips table, and their columns as the database has them. */
+  /** The public views, the verdict_flips and usage_flips tables, and their columns as the database has them. */
   async function columnsOf(): Promise<Map<string, [string, string][]>> {
     const found = await rows<{ relation: string; column: string; type: string }>(
       p,
       `select c.relname as relation, a.attname as column,
               replace(format_type(a.atttypid, a.atttypmod), 'timestamp with time zone', 'timestamptz') as type
        from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid
-       where n.nspname = 'public' and (c.relkind = 'v' or c.relname = 'verdict_flips') and a.attnum > 0 and not a.attisdropped
+       where n.nspname = 'public' and (c.relkind = 'v' or c.relname in ('verdict_flips', 'usage_flips')) and a.attnum > 0 and not a.attisdropped
        order by c.relname, a.attnum`,
     );
     const out = new Map<string, [string, string][]>();
@@ -314,7 +351,7 @@ describe('docs/sql-reporting.md: the views', () => {
     return out;
   }
 
-  it('documents every view (and verdict_flips) column by column, with its type, in order', async () => {
+  it('documents every view (and verdict_flips, usage_flips) column by column, with its type, in order', async () => {
     const actual = await columnsOf();
     const documented = new Map(doc.relations.filter((r) => r.columns.length > 0).map((r) => [r.name, r.columns]));
     expect([...documented.keys()].sort()).toEqual([...actual.keys()].sort());

@@ -189,6 +189,18 @@ describe('recordedSite: a recorded history served night by night', () => {
   });
 });
 
+describe('signals.demo: a synthetic site whose Content-Signal line turns AI training from yes to no (issue 28)', () => {
+  it.each<[string, string]>([
+    ['2025-08-19T22:00:00Z', 'Content-Signal: search=yes, ai-input=yes, ai-train=yes'],
+    ['2025-08-20T22:00:00Z', 'Content-Signal: search=yes, ai-input=yes, ai-train=no'],
+  ])('on %s it says %s, in the `*` group, and lets every crawler fetch its articles', (night, line) => {
+    const { reply } = fetchOn('signals.demo', night);
+    expect(String(reply.body)).toContain(`User-agent: *\n${line}\n`);
+    expect(String(reply.body)).toMatch(/^# signals\.demo: a synthetic site/);
+    expect(allowed('signals.demo', night, '/articles/summer-reading', 'GPTBot')).toBe(true);
+  });
+});
+
 describe('demoPlan', () => {
   it('adds the publishers in 2023, then the edge cases and the 21 recorded hosts in 2025, each host once, all under .demo', () => {
     expect(plan.parts.map((p) => [p.nights.length, p.sites.length])).toEqual([

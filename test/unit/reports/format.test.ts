@@ -125,6 +125,7 @@ describe('docs/reports.md', () => {
     const { FLIPS_COLUMNS } = await import('../../../src/reports/report-flips.js');
     const { ALERTS_COLUMNS } = await import('../../../src/reports/report-alerts.js');
     const { AI_ACCESS_COLUMNS } = await import('../../../src/reports/report-ai-access.js');
+    const { AI_USE_COLUMNS } = await import('../../../src/reports/report-ai-use.js');
     const { FAILING_COLUMNS } = await import('../../../src/reports/report-failing.js');
     const { LINT_COLUMNS } = await import('../../../src/reports/report-lint.js');
     const { PORTABILITY_COLUMNS } = await import('../../../src/reports/report-portability.js');
@@ -134,6 +135,7 @@ describe('docs/reports.md', () => {
       ['flips', FLIPS_COLUMNS],
       ['alerts', ALERTS_COLUMNS],
       ['ai-access', [...AI_ACCESS_COLUMNS, { key: 'newlyBlocked', header: 'NEWLY BLOCKED', type: 'list' }, { key: 'newlyAllowed', header: 'NEWLY ALLOWED', type: 'list' }]],
+      ['ai-use', [...AI_USE_COLUMNS, { key: 'before', header: 'BEFORE', type: 'text' }, { key: 'mayCrawl', header: 'TRAINING CRAWLERS MAY CRAWL', type: 'text' }]],
       ['failing', FAILING_COLUMNS],
       ['lint', LINT_COLUMNS],
       ['portability', PORTABILITY_COLUMNS],

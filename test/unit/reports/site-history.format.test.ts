@@ -1,6 +1,6 @@
 /** The text of `robots-audit history`: nights as rows, changes, flips and alerts under them. */
 import { describe, expect, it } from 'vitest';
-import type { HistoryFlip, HistoryNight, SiteHistory } from '../../../src/reports/site-history.js';
+import type { HistoryFlip, HistoryNight, HistoryUsageFlip, SiteHistory } from '../../../src/reports/site-history.js';
 import { flipLines, formatHistory, historyJson } from '../../../src/reports/site-history.format.js';
 import { alignColumns, formatNight, outcomeText, policyText } from '../../../src/reports/site-text.js';
 
@@ -25,6 +25,7 @@ function nightOf(at: string, over: Partial<HistoryNight> = {}): HistoryNight {
     confirmSha256: null,
     changes: [],
     flips: [],
+    usageFlips: [],
     alerts: [],
     ...over,
   };
@@ -112,6 +113,37 @@ describe('flipLines: one line per URL and change, with its agents', () => {
   });
 });
 
+describe('history: usage flips under their night, beside the verdict flips', () => {
+  const rule = (value: string) => ({ line: 3, mechanism: 'content-signal' as const, label: 'ai-train', value, since: '2026-03-02T03:00:00.000Z' });
+  const usage = (agent: string, over: Partial<HistoryUsageFlip> = {}): HistoryUsageFlip => ({
+    url: 'https://example.com/',
+    agent,
+    purpose: 'ai-train',
+    from: 'allowed',
+    to: 'refused',
+    ruleBefore: rule('ai-train=yes'),
+    ruleAfter: rule('ai-train=no'),
+    ...over,
+  });
+
+  it.each<[string, HistoryUsageFlip[], string[]]>([
+    [
+      'agents told the same by the same line share a line',
+      [usage('CCBot'), usage('GPTBot')],
+      ['    changed: raw, records', '    usage flips: 2', '      https://example.com/: ai-train allowed → refused (line 3: Content-Signal: ai-train=no) for CCBot, GPTBot'],
+    ],
+    [
+      'a preference stated no more names no line',
+      [usage('GPTBot', { purpose: 'search', from: 'allowed', to: 'unknown', ruleAfter: null })],
+      ['    changed: raw, records', '    usage flips: 1', '      https://example.com/: search allowed → unknown (no line) for GPTBot'],
+    ],
+  ])('%s', (_name, usageFlips, lines) => {
+    const text = formatHistory({ site: SITE, totalNights: 1, nights: [nightOf('2026-03-02T03:00:00Z', { changes: ['raw', 'records'], usageFlips })] });
+    expect(text.split('\n').slice(4, 4 + lines.length)).toEqual(lines);
+    expect(historyJson({ site: SITE, totalNights: 1, nights: [nightOf('2026-03-02T03:00:00Z', { usageFlips })] }, 30).nights[0]!.usageFlips).toEqual(usageFlips);
+  });
+});
+
 describe('formatHistory', () => {
   const history: SiteHistory = {
     site: SITE,
@@ -177,6 +209,7 @@ describe('formatHistory', () => {
       'changes',
       'flips',
       'alerts',
+      'usageFlips',
     ]);
     expect(out.nights[0]).toMatchObject({ night: '2026-03-02T03:00:00.000Z', unreachableSince: null, flips: [{ url: 'https://example.com/', agent: 'GPTBot', from: true, to: false }] });
   });
