@@ -1,6 +1,6 @@
 /**
- * A night where a crawler's own parser reads the file another way than Google's: Scrapy (Protego,
- * `scrapy-protego`, known) takes the group `User-agent: scrap` as its own, since Protego picks the
+ * A night where a crawler's own parser reads the file another way than Google's: Scrapy (Protego
+ * 0.7.0, `scrapy-protego-0.7`, known) takes the group `User-agent: scrap` as its own, since Protego picks the
  * group whose name is the longest substring of the crawler's token, while Google's parser needs the
  * whole token (R-41) and finds no group for Scrapy (R-43: allowed). The verdict span stores both,
  * `explain` shows both, and an unchanged night stores nothing new (src/crawlers/parser-verdicts.ts).
@@ -50,8 +50,8 @@ describe("a verdict under the crawler's own parser, where it differs", () => {
     const now = await latest();
     const scrapy = now.filter((r) => r.token === 'Scrapy');
     expect(scrapy.map((r) => [r.url, r.allowed, r.parser_profile, r.parser_allowed])).toEqual([
-      [`${p.origin('shop')}/`, true, 'scrapy-protego', false],
-      [`${p.origin('shop')}/private/x`, true, 'scrapy-protego', false],
+      [`${p.origin('shop')}/`, true, 'scrapy-protego-0.7', false],
+      [`${p.origin('shop')}/private/x`, true, 'scrapy-protego-0.7', false],
     ]);
     expect(now.filter((r) => r.token !== 'Scrapy').every((r) => r.parser_profile === null && r.parser_allowed === null)).toBe(true);
     // GPTBot's own group: Google's verdict, nothing else to say (its parser is unknown).
@@ -62,13 +62,13 @@ describe("a verdict under the crawler's own parser, where it differs", () => {
     const text = await p.cli(['explain', 'shop.test', '/private/x', '--ua', 'Scrapy']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('/private/x for Scrapy: allowed');
-    expect(text.stdout).toContain("under its parser: allowed by Google's parser; disallowed under scrapy-protego (known)");
+    expect(text.stdout).toContain("under its parser: allowed by Google's parser; disallowed under scrapy-protego-0.7 (Protego 0.7.0, known)");
     const json = await p.cli(['explain', 'shop.test', '/private/x', '--ua', 'Scrapy', '--json']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({
       allowed: true,
-      parser: { profile: 'scrapy-protego', basis: 'known' },
-      parserVerdict: { profile: 'scrapy-protego', basis: 'known', allowed: false, line: null, source: expect.stringContaining('docs.scrapy.org') },
+      parser: { profile: 'scrapy-protego-0.7', basis: 'known' },
+      parserVerdict: { profile: 'scrapy-protego-0.7', basis: 'known', allowed: false, line: null, source: expect.stringContaining('docs.scrapy.org') },
     });
     const gptbot = await p.cli(['explain', 'shop.test', '/private/x', '--ua', 'GPTBot', '--json']);
     expect(JSON.parse(gptbot.stdout)).toMatchObject({ allowed: false, parserVerdict: null });
