@@ -5,7 +5,8 @@
 -- its preferences were never read, so the first night that reads them (ENGINE_VERSION 3
 -- re-evaluates every site once) records them without calling it a change. The two verdict views
 -- gain the preferences as words at their end (CREATE OR REPLACE keeps their dependants), and the
--- ai_use view lists them purpose by purpose; run_summary counts the usage flips of a run.
+-- ai_use view lists them purpose by purpose; run_summary counts the usage flips of a run, and
+-- change_log lists them as events of their own ('usage').
 CREATE FUNCTION robots_audit_usage(crawl_allowed boolean, stated boolean) RETURNS text
   LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   select case when not crawl_allowed then 'not-crawlable' when stated then 'allowed' when not stated then 'refused' else 'unknown' end
@@ -91,4 +92,22 @@ CREATE OR REPLACE VIEW "public"."run_summary" AS (
          (select count(*) from alerts l where l.run_id = r.id)::integer as alerts,
          coalesce((r.counts -> 'outcome' ->> 'challenged')::integer, 0) as challenged,
          (select count(*) from usage_flips u where u.run_id = r.id)::integer as usage_flips
-  from audit_runs r left join portfolios p on p.id = r.portfolio_id);
+  from audit_runs r left join portfolios p on p.id = r.portfolio_id);--> statement-breakpoint
+CREATE OR REPLACE VIEW "public"."change_log" AS (
+  select r.run_at as at, c.run_id, c.site_id, s.origin, 'change'::text as event, array_to_string(c.kinds, ',') as kind,
+         null::alert_severity as severity, null::text as url, null::text as agent, null::boolean as allowed, c.text_diff as detail
+  from snapshot_changes c join audit_runs r on r.id = c.run_id join sites s on s.id = c.site_id
+  union all
+  select r.run_at, f.run_id, f.site_id, s.origin, 'flip', f.cause, null, t.url, a.token, f.to_allowed,
+         coalesce(f.rule_after ->> 'kind' || ' ' || (f.rule_after ->> 'value') || ' (line ' || (f.rule_after ->> 'line') || ')', 'no rule')
+  from verdict_flips f join audit_runs r on r.id = f.run_id join sites s on s.id = f.site_id
+  join tracked_urls t on t.id = f.tracked_url_id join user_agents a on a.id = f.user_agent_id
+  union all
+  select r.run_at, l.run_id, l.site_id, s.origin, 'alert', l.kind, l.severity, null, null, null, l.title
+  from alerts l join audit_runs r on r.id = l.run_id join sites s on s.id = l.site_id
+  union all
+  select r.run_at, u.run_id, u.site_id, s.origin, 'usage', u.purpose || ': ' || u.from_preference || ' -> ' || u.to_preference, null, t.url, a.token,
+         case u.to_preference when 'allowed' then true when 'refused' then false end,
+         coalesce(u.rule_after ->> 'mechanism' || ' ' || (u.rule_after ->> 'value') || ' (line ' || (u.rule_after ->> 'line') || ')', 'no line')
+  from usage_flips u join audit_runs r on r.id = u.run_id join sites s on s.id = u.site_id
+  join tracked_urls t on t.id = u.tracked_url_id join user_agents a on a.id = u.user_agent_id);

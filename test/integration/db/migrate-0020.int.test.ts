@@ -100,3 +100,12 @@ describe('0020: usage preferences on the verdict spans', () => {
     ]);
   });
 });
+
+describe('0020: change_log', () => {
+  it('lists usage changes as events of their own, with the line after', async () => {
+    await db.pool.query(`update usage_flips set rule_after = '{"line": 2, "mechanism": "content-signal", "label": "ai-train", "value": "ai-train=no", "since": "2026-01-04T03:00:00.000Z"}'`);
+    const rows = await q<Record<string, unknown>>(`select event, kind, url, allowed, detail from change_log where event = 'usage' limit 1`);
+    expect(rows).toEqual([{ event: 'usage', kind: 'ai-train: allowed -> refused', url: 'https://a.example/', allowed: false, detail: 'content-signal ai-train=no (line 2)' }]);
+    expect((await q(`select * from change_log where event <> 'usage'`)).length).toBe(0);
+  });
+});
