@@ -528,6 +528,9 @@ export const ALERT_DETECTORS: readonly AlertDetector[] = [
   },
 ];
 
+/** The detectors a night with no usage change runs: the usage rules could find nothing on it. */
+const DETECTORS_BUT_USAGE: readonly AlertDetector[] = ALERT_DETECTORS.filter((d) => !USAGE_ALERT_KINDS.includes(d.kind));
+
 const shortSha = (v: RotationVersion) => v.sha256.slice(0, 12);
 
 
@@ -590,7 +593,9 @@ export function alertsForSiteNight(night: NightForAlerts): AlertDraft[] {
   };
   const quiet = night.flapping?.flapping === true;
   const out: AlertDraft[] = [];
-  for (const rule of ALERT_DETECTORS) {
+  // Most nights change no usage preference: their rules are not even asked.
+  const detectors = context.usageFlips !== undefined && context.usageFlips.length > 0 ? ALERT_DETECTORS : DETECTORS_BUT_USAGE;
+  for (const rule of detectors) {
     if (quiet && FLAPPING_QUIET_KINDS.has(rule.kind)) continue;
     const found = rule.detect(context);
     if (found === null) continue;
