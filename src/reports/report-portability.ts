@@ -24,7 +24,9 @@ export const PORTABILITY_COLUMNS: readonly ReportColumn[] = [
   { key: 'path', header: 'EXAMPLE', type: 'text', shrink: true },
   { key: 'google', header: 'GOOGLE', type: 'text' },
   { key: 'pythonUrllib', header: 'PYTHON-URLLIB', type: 'text' },
+  { key: 'pythonUrllibRfc9309', header: 'PYTHON-URLLIB-RFC9309', type: 'text' },
   { key: 'scrapyProtego', header: 'SCRAPY-PROTEGO', type: 'text' },
+  { key: 'scrapyProtego07', header: 'SCRAPY-PROTEGO-0.7', type: 'text' },
   { key: 'nodeRobotsParser', header: 'NODE-ROBOTS-PARSER', type: 'text' },
   { key: 'reason', header: 'WHY', type: 'text', shrink: true },
 ];
@@ -73,7 +75,9 @@ export function portabilityRows(origin: string, findings: readonly PortabilityFi
     path: f.path,
     google: word(f.verdicts.google),
     pythonUrllib: word(f.verdicts['python-urllib']),
+    pythonUrllibRfc9309: word(f.verdicts['python-urllib-rfc9309']),
     scrapyProtego: word(f.verdicts['scrapy-protego']),
+    scrapyProtego07: word(f.verdicts['scrapy-protego-0.7']),
     nodeRobotsParser: word(f.verdicts['node-robots-parser']),
     reason: f.reason,
   }));

@@ -461,7 +461,7 @@ describe('CSV downloads are the report commands\' CSV', () => {
     expect(response.status).toBe(200);
     const cli = await data.p.cli(['report', 'portability', '--format', 'csv']);
     expect(await response.text()).toBe(cli.stdout);
-    expect(cli.stdout).toBe('SITE,LINE,RULE,AGENTS,EXAMPLE,GOOGLE,PYTHON-URLLIB,SCRAPY-PROTEGO,NODE-ROBOTS-PARSER,WHY\r\n');
+    expect(cli.stdout).toBe('SITE,LINE,RULE,AGENTS,EXAMPLE,GOOGLE,PYTHON-URLLIB,PYTHON-URLLIB-RFC9309,SCRAPY-PROTEGO,SCRAPY-PROTEGO-0.7,NODE-ROBOTS-PARSER,WHY\r\n');
   });
 
   it('the download links carry every filter of the page, and the CSV applies them', async () => {

@@ -45,7 +45,10 @@ describe('report portability', () => {
         path: '/',
         google: 'disallowed',
         pythonUrllib: 'allowed',
+        // CPython's RFC 9309 rewrite no longer ends a group at an empty line.
+        pythonUrllibRfc9309: 'disallowed',
         scrapyProtego: 'disallowed',
+        scrapyProtego07: 'disallowed',
         nodeRobotsParser: 'disallowed',
         reason: 'python-urllib ends a group at an empty line, so / stays allowed',
       },

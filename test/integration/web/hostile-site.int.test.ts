@@ -192,6 +192,6 @@ describe('the overview answers promptly while hostile pages are computed', () =>
     for (const name of ['groupsCheck', 'agentsCheck'] as const) expect(answers[name].text, name).toMatch(/class="answer (allow|block)"|Not computed: the file is too large to analyse here/);
     expect(answers.wildVersion.text).toContain('id="versions"');
     expect(answers.draft.text).toMatch(/id="draft-file"|Not computed: the draft is too large to analyse here/);
-    expect(answers.csv.text.split(/\r?\n/)[0]).toBe('SITE,LINE,RULE,AGENTS,EXAMPLE,GOOGLE,PYTHON-URLLIB,SCRAPY-PROTEGO,NODE-ROBOTS-PARSER,WHY');
+    expect(answers.csv.text.split(/\r?\n/)[0]).toBe('SITE,LINE,RULE,AGENTS,EXAMPLE,GOOGLE,PYTHON-URLLIB,PYTHON-URLLIB-RFC9309,SCRAPY-PROTEGO,SCRAPY-PROTEGO-0.7,NODE-ROBOTS-PARSER,WHY');
   });
 });

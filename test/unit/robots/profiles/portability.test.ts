@@ -116,7 +116,7 @@ describe('report portability rows: AI-crawler blocks not read as intended', () =
     // Googlebot is not an AI crawler; a path rule of * is not an AI-crawler block; Disallow: / of * is.
     expect(findings.map(isBrokenAiBlock)).toEqual([true, false, false, true]);
     expect(portabilityRows('https://example.com', findings)).toEqual([
-      expect.objectContaining({ origin: 'https://example.com', line: 3, agents: ['GPTBot'], google: 'disallowed', pythonUrllib: 'allowed', scrapyProtego: 'disallowed', nodeRobotsParser: 'disallowed' }),
+      expect.objectContaining({ origin: 'https://example.com', line: 3, agents: ['GPTBot'], google: 'disallowed', pythonUrllib: 'allowed', pythonUrllibRfc9309: 'disallowed', scrapyProtego: 'disallowed', scrapyProtego07: 'disallowed', nodeRobotsParser: 'disallowed' }),
       expect.objectContaining({ line: 14, agents: ['*'], path: '/', pythonUrllib: 'allowed', reason: 'python-urllib ends a group at an empty line, so / stays allowed' }),
     ]);
   });
