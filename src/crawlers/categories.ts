@@ -20,6 +20,12 @@ export type CrawlerCategory = (typeof CRAWLER_CATEGORIES)[number];
 export const AI_CATEGORIES = ['ai-training', 'ai-search', 'ai-assistant'] as const satisfies readonly CrawlerCategory[];
 export type AiCategory = (typeof AI_CATEGORIES)[number];
 
+/**
+ * The category of crawlers that collect content to train models: whose access the usage
+ * preferences' contradictions read (docs/usage-preferences.md, D-14).
+ */
+export const AI_TRAINING_CATEGORY = 'ai-training' satisfies AiCategory;
+
 export function isCrawlerCategory(value: string): value is CrawlerCategory {
   return (CRAWLER_CATEGORIES as readonly string[]).includes(value);
 }

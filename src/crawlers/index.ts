@@ -3,7 +3,7 @@
  * Google's library leaves to the crawler, on top of the engine (src/robots): the group it follows,
  * the verdict of its own parser, and (crawler-diff.ts) what it gains and loses between two files. Pure.
  */
-export { CRAWLER_CATEGORIES, AI_CATEGORIES, CRAWLER_FAMILIES, isCrawlerCategory, isAiCategory, familyOfCategory } from './categories.js';
+export { CRAWLER_CATEGORIES, AI_CATEGORIES, AI_TRAINING_CATEGORY, CRAWLER_FAMILIES, isCrawlerCategory, isAiCategory, familyOfCategory } from './categories.js';
 export type { CrawlerCategory, CrawlerFamily } from './categories.js';
 export { UNKNOWN_OPERATOR } from './entry.js';
 export type { CatalogueEntry } from './entry.js';

@@ -22,6 +22,7 @@ import { isAllowedBy } from '../robots/match.js';
 import { quote } from '../robots/lint-text.js';
 import type { SelectedGroup } from '../robots/selected-group.js';
 import { crawlersIn } from './catalogue.js';
+import { AI_TRAINING_CATEGORY } from './categories.js';
 import { followedGroup } from './followed-group.js';
 
 /** Path checks of (a) at most: a group set of the AI-training crawlers x a line stating AI training allowed. */
@@ -50,7 +51,7 @@ export function usageContradictions(robots: RobotsTxt): Diagnostic[] {
   const lines = usageLinesOf(robots);
   if (lines.byGroup.size === 0) return [];
   const followers: Follower[] = [];
-  for (const crawler of crawlersIn(['ai-training'])) {
+  for (const crawler of crawlersIn([AI_TRAINING_CATEGORY])) {
     const followed = followedGroup(robots, crawler.token);
     // A crawler that follows no group (it ignores `*`, or there is none) reads no preference.
     const selected = followed.agent === null ? null : robots.select(followed.agent);

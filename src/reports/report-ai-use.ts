@@ -14,9 +14,9 @@
  * crawler may fetch while a catalogued AI-training crawler may fetch the root (D-14), naming those.
  */
 import type pg from 'pg';
-import { USAGE_PURPOSES } from '../robots/usage/vocabulary.js';
+import { AI_TRAINING_CATEGORY } from '../crawlers/categories.js';
+import { USAGE_KEY_NAMES, USAGE_PURPOSES } from '../robots/usage/vocabulary.js';
 import type { UsageMechanism } from '../robots/usage/vocabulary.js';
-import { MECHANISM_TEXT } from './usage-flips.js';
 import type { ReportColumn } from './format.js';
 import type { ReportSource } from './report-source.js';
 import { ACCESS_COLUMNS, blockedCrawlers, describeBlocked, loadAiCrawlers } from './report-ai-access.js';
@@ -38,9 +38,6 @@ export const AI_USE_COLUMNS: readonly ReportColumn[] = [
 
 const BEFORE_COLUMN: ReportColumn = { key: 'before', header: 'BEFORE', type: 'text' };
 const MAY_CRAWL_COLUMN: ReportColumn = { key: 'mayCrawl', header: 'TRAINING CRAWLERS MAY CRAWL', type: 'text', shrink: true };
-
-/** The catalogue category whose crawlers collect content to train models (src/crawlers/categories.ts). */
-export const TRAINING_CATEGORY = 'ai-training';
 
 interface AiUseRow extends Record<string, unknown> {
   origin: string;
@@ -88,7 +85,7 @@ function checkFilters(filters: ReportFilters): void {
 export async function aiUseSource(pool: pg.Pool, filters: ReportFilters): Promise<ReportSource<AiUseRow>> {
   checkFilters(filters);
   const contradictions = filters.contradictions === true;
-  const training: AiCrawler[] = contradictions ? (await loadAiCrawlers(pool)).filter((c) => c.category === TRAINING_CATEGORY) : [];
+  const training: AiCrawler[] = contradictions ? (await loadAiCrawlers(pool)).filter((c) => c.category === AI_TRAINING_CATEGORY) : [];
   const columns = [...AI_USE_COLUMNS];
   if (filters.since) columns.splice(3, 0, BEFORE_COLUMN);
   if (contradictions) columns.push(MAY_CRAWL_COLUMN);
@@ -146,7 +143,7 @@ export async function aiUseSource(pool: pg.Pool, filters: ReportFilters): Promis
           ...(filters.since ? { before: r.before } : {}),
           since: r.since,
           line: r.line,
-          mechanism: r.mechanism ? MECHANISM_TEXT[r.mechanism] : null,
+          mechanism: r.mechanism ? USAGE_KEY_NAMES[r.mechanism] : null,
           value: r.value,
           urls: describeSubset(r.urls.map(path), r.site_urls.map(path)),
           crawlers: describeSubset(r.crawlers, r.site_crawlers),

@@ -5,7 +5,7 @@
  * night keeps only where the crawler may fetch the URL: D-9). One home for the names and their
  * SQL, so the page and the report narrow alike.
  */
-import type { AiCategory } from '../crawlers/categories.js';
+import { AI_TRAINING_CATEGORY } from '../crawlers/categories.js';
 
 /**
  * - `refuses-training`: some tracked agent is told `ai-train` refused at a URL it may crawl.
@@ -25,9 +25,6 @@ export const USAGE_FILTER_TEXT: Readonly<Record<UsageFilter, string>> = {
   'states-nothing': 'states no preference',
   'refuses-training-crawled': 'refuses AI training but lets an AI-training crawler crawl',
 };
-
-/** The crawlers whose access the contradiction reads: the catalogue's AI-training crawlers. */
-export const TRAINING_CATEGORY: AiCategory = 'ai-training';
 
 /** Sites with an open verdict span whose `ai-train` preference is `stated` (true allowed, false refused). */
 const sitesTold = (stated: 'true' | 'false') => `(select t.site_id from tracked_urls t
@@ -50,7 +47,7 @@ const REFUSING_YET_CRAWLED = `(select x.site_id from site_state x
     and (x.policy = 'allow_all'
       or (x.policy = 'rules' and exists (
         select 1 from user_agents u
-        where u.category = '${TRAINING_CATEGORY}'
+        where u.category = '${AI_TRAINING_CATEGORY}'
           and coalesce((select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = lower(u.token)),
                        (select a.allowed from body_agent_access a where a.body_id = x.rules_body_id and a.token = '*'),
                        true)))))`;

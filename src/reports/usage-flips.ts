@@ -6,7 +6,7 @@
  */
 import type { UsageRule } from '../night/input.js';
 import type { StoredPreference, UsagePurpose } from '../night/vocabulary.js';
-import type { UsageMechanism } from '../robots/usage/vocabulary.js';
+import { USAGE_KEY_NAMES } from '../robots/usage/vocabulary.js';
 
 export interface UsageFlipEvent {
   url: string;
@@ -18,12 +18,9 @@ export interface UsageFlipEvent {
   ruleAfter: UsageRule | null;
 }
 
-/** How the file writes each mechanism's record key. */
-export const MECHANISM_TEXT: Readonly<Record<UsageMechanism, string>> = { 'content-signal': 'Content-Signal', 'content-usage': 'Content-Usage' };
-
 /** `line 3: Content-Signal: ai-train=no`, or `no line` for a preference stated no more. */
 export function usageRuleText(rule: UsageRule | null): string {
-  return rule ? `line ${rule.line}: ${MECHANISM_TEXT[rule.mechanism]}: ${rule.value}` : 'no line';
+  return rule ? `line ${rule.line}: ${USAGE_KEY_NAMES[rule.mechanism]}: ${rule.value}` : 'no line';
 }
 
 /** `<url>: ai-train allowed → refused (line 3: Content-Signal: ai-train=no) for GPTBot, CCBot`, the first `max` lines. */

@@ -15,7 +15,7 @@ import type { AiCrawler } from './report-ai-access.js';
 import { PARSER_VERDICTS_COLUMN, sitesBlocking } from './report-ai-access.js';
 import type { StoredParserVerdict } from './report-ai-access.js';
 import { FILTER, normalizeSearch } from './web-overview.js';
-import { AI_CATEGORIES } from '../crawlers/categories.js';
+import { AI_CATEGORIES, AI_TRAINING_CATEGORY } from '../crawlers/categories.js';
 import { findCrawlerRules, parserOf, robotsTxtUseText } from '../crawlers/crawler-rules.js';
 import type { FactBasis } from '../crawlers/crawler-rules.js';
 import type { ParserProfileName } from '../robots/profiles/index.js';
@@ -23,7 +23,7 @@ import type { UsagePreference } from '../robots/index.js';
 import { USAGE_PURPOSES } from '../night/vocabulary.js';
 import type { UsagePurpose } from '../night/vocabulary.js';
 import type { UsageRule } from '../night/input.js';
-import { TRAINING_CATEGORY, USAGE_FILTER_TEXT, USAGE_FILTERS, usageFilterCondition } from './usage-filters.js';
+import { USAGE_FILTER_TEXT, USAGE_FILTERS, usageFilterCondition } from './usage-filters.js';
 import type { UsageFilter } from './usage-filters.js';
 
 export { USAGE_FILTER_TEXT, USAGE_FILTERS };
@@ -185,7 +185,7 @@ export async function aiMatrix(pool: pg.Pool, query: AiMatrixQuery): Promise<AiM
     page.rows[0]?.matching ??
     (query.page > 1 ? (await pool.query<{ n: number }>(`with typed as (select $3::int, $4::int) select count(*)::int as n from sites s where ${chosen}`, params)).rows[0]!.n : 0);
   const told = await usageTold(pool, page.rows.map((r) => r.site_id));
-  const training = catalogue.filter((c) => c.category === TRAINING_CATEGORY);
+  const training = catalogue.filter((c) => c.category === AI_TRAINING_CATEGORY);
   const since = await accessSince(pool, page.rows.filter((r) => r.policy !== null), columns.map((c) => c.token));
   return {
     catalogue,

@@ -6,5 +6,5 @@ export { decideUsage, usageLinesOf, NO_PREFERENCES, NOT_CRAWLABLE_ANSWER } from 
 export type { PurposeAnswer, UsageAnswer, UsageLines } from './usage-preferences.js';
 export { parseStructuredDictionary } from './structured-dictionary.js';
 export type { ParsedDictionary, DictionaryValue } from './structured-dictionary.js';
-export { usageFindings, usageLineText, writtenValue, USAGE_KEY_NAMES } from './usage-lint.js';
+export { usageFindings, usageLineText, writtenValue } from './usage-lint.js';
 export type { UsageFinding } from './usage-lint.js';

@@ -12,7 +12,7 @@ import { quote } from '../lint-text.js';
 import type { Group } from '../types.js';
 import type { UsageLine, UsageProblem } from './lines.js';
 import type { UsageLines } from './usage-preferences.js';
-import { AIPREF_VOCABULARY, CONTENT_SIGNAL_LABELS, CONTENT_USAGE_LABELS } from './vocabulary.js';
+import { AIPREF_VOCABULARY, CONTENT_SIGNAL_LABELS, CONTENT_USAGE_LABELS, USAGE_KEY_NAMES } from './vocabulary.js';
 import type { UsageLabel, UsageMechanism, UsagePurpose } from './vocabulary.js';
 
 export interface UsageFinding {
@@ -23,9 +23,6 @@ export interface UsageFinding {
 
 /** Labels named in one finding; the rest are counted. */
 const LABELS_NAMED = 3;
-
-/** The key as a person writes it. */
-export const USAGE_KEY_NAMES: Readonly<Record<UsageMechanism, string>> = { 'content-signal': 'Content-Signal', 'content-usage': 'Content-Usage' };
 
 /** The line as written, bounded: `"Content-Signal: ai-train=no"`. */
 export function usageLineText(line: Pick<UsageLine, 'mechanism' | 'value'>): string {

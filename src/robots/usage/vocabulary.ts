@@ -27,6 +27,9 @@ export const USAGE_PURPOSE_LABELS: Readonly<Record<UsagePurpose, string>> = {
 export const USAGE_MECHANISMS = ['content-usage', 'content-signal'] as const;
 export type UsageMechanism = (typeof USAGE_MECHANISMS)[number];
 
+/** Each mechanism's key as a person writes it (`Content-Signal`). */
+export const USAGE_KEY_NAMES: Readonly<Record<UsageMechanism, string>> = { 'content-signal': 'Content-Signal', 'content-usage': 'Content-Usage' };
+
 /** The record keys (lower-cased, as OtherRecord keeps them) of the two mechanisms. */
 export const USAGE_KEYS: ReadonlyMap<string, UsageMechanism> = new Map([
   ['content-usage', 'content-usage'],
