@@ -28,6 +28,7 @@ import type { Diagnostic } from '../robots/types.js';
 import type { FetchOutcome, PolicyKind, PolicyReason } from '../policy/index.js';
 import type { CrawlerCategory } from '../crawlers/index.js';
 import { policyTransitions } from './night/transitions.js';
+import { statedLine, storedPreference } from './night/usage.js';
 import { alertsForSiteNight, CRITICAL_DISALLOW_ALL_TOKENS, SEVERITY_OF, usageAlertKind } from './alerting/alert-rules.js';
 import type { AgentFamily, AlertKind, AlertSeverity, StoredPreference, UsagePurpose } from '../night/vocabulary.js';
 import type { AlertDetails, CitedRule, PolicyTransitions, SiteNightChange, UsageFlip, VerdictFlip } from '../night/alerts.js';
@@ -296,16 +297,10 @@ function changedVerdicts(current: CurrentRobots, rulesNow: RobotsTxt | null, aft
   return { verdicts: changed, usage };
 }
 
-/** A crawlable URL's answer as a span stores it: allowed, refused or unknown. */
-const storedPreference = (answer: PurposeAnswer): StoredPreference => (answer.preference === 'allowed' || answer.preference === 'refused' ? answer.preference : 'unknown');
-
-/**
- * The deciding line of a stated preference as the night keeps it (src/services/night/usage.ts);
- * `since` is empty: a draft has no night.
- */
+/** The deciding line of a stated preference as the night keeps it (night/usage.ts); `since` is empty: a draft has no night. */
 function usageRuleOf(answer: PurposeAnswer): UsageRule | null {
-  if (storedPreference(answer) === 'unknown' || answer.line === null || answer.mechanism === null) return null;
-  return { line: answer.line, mechanism: answer.mechanism, label: answer.label ?? '', value: answer.value ?? '', since: '' };
+  const line = statedLine(answer);
+  return line === null ? null : { ...line, since: '' };
 }
 
 function usageChanges(pair: EvaluatedPair, before: PurposeAnswers, after: PurposeAnswers): ChangedUsage[] {

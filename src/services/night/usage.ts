@@ -21,7 +21,18 @@ export function spanPreference(span: SpanUsage, purpose: UsagePurpose): StoredPr
   return allowed === null ? 'unknown' : allowed ? 'allowed' : 'refused';
 }
 
+/** An answer as kept: allowed, refused, or unknown (nothing states it, or the URL may not be fetched: the span's crawl verdict says which). */
+export function storedPreference(answer: PurposeAnswer): StoredPreference {
+  return answer.preference === 'allowed' || answer.preference === 'refused' ? answer.preference : 'unknown';
+}
+
 const storedOf = (answer: PurposeAnswer): boolean | null => (answer.preference === 'allowed' ? true : answer.preference === 'refused' ? false : null);
+
+/** The line that states an answer, as a span keeps it but for its `since` and the cut of its value; null when nothing states it. */
+export function statedLine(answer: PurposeAnswer): Omit<UsageRule, 'since'> | null {
+  if (storedOf(answer) === null || answer.line === null || answer.mechanism === null) return null;
+  return { line: answer.line, mechanism: answer.mechanism, label: answer.label ?? '', value: answer.value ?? '' };
+}
 
 /**
  * What a span keeps of tonight's preferences: each purpose's value and deciding line, its
@@ -31,16 +42,10 @@ export function spanUsage(usage: UsageAnswer, held: VerdictSpan | undefined, run
   let rules: UsageRules | null = null;
   for (const purpose of USAGE_PURPOSES) {
     const answer = usage[purpose];
-    if (storedOf(answer) === null || answer.line === null || answer.mechanism === null) continue;
+    const line = statedLine(answer);
+    if (line === null) continue;
     const kept = held?.usageRead && spanPreference(held, purpose) === answer.preference ? held.usageRules?.[purpose]?.since : undefined;
-    const rule: UsageRule = {
-      line: answer.line,
-      mechanism: answer.mechanism,
-      label: answer.label ?? '',
-      value: clampText(answer.value ?? '', MAX_USAGE_VALUE_CHARS) ?? '',
-      since: kept ?? runAt.toISOString(),
-    };
-    (rules ??= {})[purpose] = rule;
+    (rules ??= {})[purpose] = { ...line, value: clampText(line.value, MAX_USAGE_VALUE_CHARS) ?? '', since: kept ?? runAt.toISOString() };
   }
   return {
     usageSearch: storedOf(usage.search),
