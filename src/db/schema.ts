@@ -29,6 +29,7 @@ import {
   check,
   customType,
   index,
+  inet,
   integer,
   jsonb,
   pgEnum,
@@ -49,6 +50,7 @@ import { DELIVERY_STATUSES, SEVERITIES } from '../night/vocabulary.js';
 import type { StoredPreference, UsagePurpose } from '../night/vocabulary.js';
 import type { UsagePreference } from '../robots/usage/vocabulary.js';
 import { POLICY_KINDS } from '../policy/effective-policy.js';
+import { IDENTITIES, IDENTITY_METHODS, JUDGEMENTS } from '../compliance/vocabulary.js';
 import type { StoredPortability } from '../robots/profiles/portability.js';
 
 /** Raw bytes (`bytea`); node-postgres reads and writes them as Buffers. */
@@ -1075,3 +1077,106 @@ export const runSummary = pgView('run_summary', {
   /** Usage preferences that changed (usage_flips, migration 0020). */
   usageFlips: integer('usage_flips').notNull(),
 }).existing();
+
+/* Compliance from server logs (issue 29, docs/compliance.md). */
+
+/** What a crawler request was judged (src/compliance/vocabulary.ts). */
+export const crawlerJudgement = pgEnum('crawler_judgement', JUDGEMENTS);
+/** Whether a request claiming a crawler passed its operator's check. */
+export const crawlerIdentity = pgEnum('crawler_identity', IDENTITIES);
+export const identityMethod = pgEnum('identity_method', IDENTITY_METHODS);
+
+/**
+ * A log import (`robots-audit logs import`): one row per source, keyed by the hash of its first
+ * bytes, its format and its `--site`, with how far it got (`lines_done`, and the hash of that
+ * line, so a resumed import checks it is reading the same file) and what it found.
+ */
+export const logImports = pgTable('log_imports', {
+  id: serial('id').primaryKey(),
+  sourceKey: bytea('source_key').notNull().unique(),
+  /** The path as given (`-`: standard input). */
+  name: text('name').notNull(),
+  format: text('format').notNull(),
+  siteId: integer('site_id').references(() => sites.id, { onDelete: 'cascade' }),
+  /** Lines read and committed: a resumed import skips them. */
+  linesDone: bigint('lines_done', { mode: 'number' }).notNull().default(0),
+  /** sha256 of line `lines_done`; NULL before the first commit. */
+  checkpoint: bytea('checkpoint'),
+  /** Counts over every run of the import (a resumed one adds to them). */
+  crawlerLines: bigint('crawler_lines', { mode: 'number' }).notNull().default(0),
+  stored: bigint('stored', { mode: 'number' }).notNull().default(0),
+  unreadable: bigint('unreadable', { mode: 'number' }).notNull().default(0),
+  unmatched: bigint('unmatched', { mode: 'number' }).notNull().default(0),
+  /** The first lines that could not be read: `{ line, reason, text }`, the text cut and escaped when shown. */
+  errors: jsonb('errors').$type<{ line: number; reason: string; text: string }[]>().notNull().default([]),
+  startedAt: createdAt(),
+  finishedAt: timestamptz('finished_at'),
+});
+
+/** A user-agent string a crawler request sent, stored once (they reach 8 KiB). */
+export const requestUserAgents = pgTable('request_user_agents', {
+  id: serial('id').primaryKey(),
+  sha256: bytea('sha256').notNull().unique(),
+  text: text('text').notNull(),
+});
+
+/**
+ * A crawler's request from a server log: only requests whose user-agent names a catalogued or
+ * configured crawler are kept, never the rest of the traffic. `line_key` (the line's hash and its
+ * ordinal among identical lines of the same second) makes a second import of the same lines add
+ * nothing. `client_ip` only where a finding needs it (a violation, a spoofed claim), cleared by
+ * `prune` after `ROBOTS_AUDIT_LOG_IP_RETENTION_DAYS`; the query string only where the deciding line
+ * reads it (docs/compliance.md).
+ */
+export const crawlerRequests = pgTable(
+  'crawler_requests',
+  {
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    lineKey: bytea('line_key').notNull(),
+    at: timestamptz('at').notNull(),
+    /** The catalogue (or `user_agents`) token the user-agent claims. */
+    crawler: text('crawler').notNull(),
+    identity: crawlerIdentity('identity').notNull(),
+    identityMethod: identityMethod('identity_method').notNull(),
+    judgement: crawlerJudgement('judgement').notNull(),
+    /** The night whose version was in force (its run); NULL when unjudged. */
+    runId: integer('run_id'),
+    /** `cache_window`: the earlier night whose version allowed it; `between_versions`: the next one. */
+    allowedByRunId: integer('allowed_by_run_id'),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    status: smallint('status'),
+    userAgentId: integer('user_agent_id')
+      .notNull()
+      .references(() => requestUserAgents.id),
+    clientIp: inet('client_ip'),
+    /** The deciding line of the version in force, for a request it disallowed. */
+    ruleLine: integer('rule_line'),
+    rule: text('rule'),
+    importId: integer('import_id')
+      .notNull()
+      .references(() => logImports.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ name: 'crawler_requests_pkey', columns: [t.siteId, t.lineKey] }), index('crawler_requests_site_crawler_at_idx').on(t.siteId, t.crawler, t.at)],
+);
+
+/**
+ * An operator's published IP range file (`robots-audit crawlers ranges import`), with its own
+ * date: a request is judged by the file of its source in force on its day.
+ */
+export const crawlerRangeFiles = pgTable(
+  'crawler_range_files',
+  {
+    id: serial('id').primaryKey(),
+    /** The range source (src/crawlers/identity/crawler-identity.json: `googlebot`, `gptbot`, ...). */
+    source: text('source').notNull(),
+    /** The file's own date (`creationTime`), or the one given when it has none. */
+    publishedAt: timestamptz('published_at').notNull(),
+    sha256: bytea('sha256').notNull(),
+    prefixes: text('prefixes').array().notNull(),
+    importedAt: createdAt(),
+  },
+  (t) => [unique('crawler_range_files_source_sha256_key').on(t.source, t.sha256), index('crawler_range_files_source_published_idx').on(t.source, t.publishedAt)],
+);

@@ -193,6 +193,18 @@ export interface AlertDetails {
   /** `challenge_started` / `challenge_ended`: who answered, how we knew, what to let through. */
   challenge?: { vendor: ChallengeVendor | null; signal: string | null; status: number | null; userAgent: string | null; since: string | null; action?: string };
   /**
+   * `crawler_ignored_robots` / `crawler_spoofed` (raised by a log import): the crawler, its
+   * requests that night, and the first of them (at most `MAX_COMPLIANCE_EXAMPLES_PER_ALERT`) with the deciding
+   * line (a spoofed claim: the address it came from).
+   */
+  compliance?: {
+    crawler: string;
+    requests: number;
+    firstAt: string;
+    lastAt: string;
+    examples: { url: string; at: string; rule: string | null; ip?: string }[];
+  };
+  /**
    * Set when the details passed MAX_ALERT_DETAILS_BYTES and their longest lists were cut further
    * than their own limits (alert-bounds.ts); their counts still say how many there were.
    */

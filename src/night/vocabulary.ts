@@ -45,8 +45,16 @@ export const ALERT_KINDS = [
   'search_use_refused',
   'search_use_allowed',
   'usage_preference_withdrawn',
+  'crawler_ignored_robots',
+  'crawler_spoofed',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/** The kinds a log import raises (src/services/logs/compliance-alerts.ts), not a night: they have no detector. */
+export const LOG_ALERT_KINDS = ['crawler_ignored_robots', 'crawler_spoofed'] as const satisfies readonly AlertKind[];
+export type LogAlertKind = (typeof LOG_ALERT_KINDS)[number];
+/** The kinds a night's detectors raise. */
+export type NightAlertKind = Exclude<AlertKind, LogAlertKind>;
 
 /**
  * What a night can find changed (`snapshot_changes.kinds`): the site's first night, its bytes,

@@ -8,6 +8,7 @@ import type { ReportTable } from './format.js';
 import type { ReportFilters } from './report-filters.js';
 import { aiAccessSource } from './report-ai-access.js';
 import { aiUseSource } from './report-ai-use.js';
+import { complianceSource, violationsSource } from './report-compliance.js';
 import { alertsSource } from './report-alerts.js';
 import { changesSource } from './report-changes.js';
 import { failingSource } from './report-failing.js';
@@ -18,7 +19,7 @@ import type { ReportSource } from './report-source.js';
 import { collectReport } from './report-source.js';
 import { statusSource } from './report-status.js';
 
-export const REPORT_NAMES = ['status', 'changes', 'flips', 'alerts', 'ai-access', 'ai-use', 'failing', 'lint', 'portability'] as const;
+export const REPORT_NAMES = ['status', 'changes', 'flips', 'alerts', 'ai-access', 'ai-use', 'failing', 'lint', 'portability', 'compliance', 'violations'] as const;
 export type ReportName = (typeof REPORT_NAMES)[number];
 
 type AnySource = ReportSource<never>;
@@ -32,6 +33,8 @@ const SOURCES: Record<ReportName, (pool: pg.Pool, filters: ReportFilters) => Any
   failing: (_pool, filters) => failingSource(filters),
   lint: lintSource,
   portability: portabilitySource,
+  compliance: (_pool, filters) => complianceSource(filters),
+  violations: (_pool, filters) => violationsSource(filters),
 };
 
 export function isReportName(name: string): name is ReportName {

@@ -1,5 +1,5 @@
 /**
- * `robots-audit report <status|changes|flips|alerts|ai-access|ai-use|failing|lint|portability>`: the reports of
+ * `robots-audit report <status|changes|flips|alerts|ai-access|ai-use|failing|lint|portability|compliance|violations>`: the reports of
  * src/reports as a table that fits the terminal, RFC 4180 CSV, or JSON (docs/reports.md lists
  * every column and key). An empty report is not an error (exit 0); an unknown portfolio is one
  * line on stderr and exit 1, a malformed date or width exit 2.
@@ -25,10 +25,13 @@ interface ReportOptions extends DatabaseOptions {
   purpose?: UsagePurpose;
   preference?: UsagePreference;
   contradictions?: boolean;
+  crawler?: string;
 }
 
 /** The options only `report ai-use` reads: given to another report they would silently do nothing. */
 const AI_USE_OPTIONS = ['purpose', 'preference', 'contradictions'] as const;
+/** The reports of the imported server logs (docs/compliance.md), the only ones `--crawler` narrows. */
+const LOG_REPORTS: readonly ReportName[] = ['compliance', 'violations'];
 
 export const registerReportCommand: CommandRegistrar = (program: Command, io: CliIo) => {
   program
@@ -42,11 +45,14 @@ export const registerReportCommand: CommandRegistrar = (program: Command, io: Cl
     .addOption(new Option('--purpose <purpose>', 'ai-use: only this purpose').choices(USAGE_PURPOSES))
     .addOption(new Option('--preference <preference>', 'ai-use: only this preference').choices(USAGE_PREFERENCES))
     .option('--contradictions', 'ai-use: only the sites that refuse AI training while an AI-training crawler of the catalogue may crawl their root')
+    .option('--crawler <token>', 'compliance, violations: only this crawler (its catalogue token)')
     .addOption(databaseUrlOption())
     .action(async (name: ReportName, options: ReportOptions) => {
-      const misplaced = name === 'ai-use' ? undefined : AI_USE_OPTIONS.find((o) => options[o] !== undefined);
+      const misplaced =
+        (name === 'ai-use' ? undefined : AI_USE_OPTIONS.find((o) => options[o] !== undefined)) ??
+        (LOG_REPORTS.includes(name) || options.crawler === undefined ? undefined : 'crawler');
       if (misplaced !== undefined) {
-        io.stderr.write(`robots-audit: --${misplaced} applies to report ai-use only\n`);
+        io.stderr.write(`robots-audit: --${misplaced} applies to report ${misplaced === 'crawler' ? LOG_REPORTS.join(' and ') : 'ai-use'} only\n`);
         io.exitCode = 2;
         return;
       }
@@ -67,6 +73,7 @@ export const registerReportCommand: CommandRegistrar = (program: Command, io: Cl
             purpose: options.purpose ?? null,
             preference: options.preference ?? null,
             contradictions: options.contradictions === true,
+            crawler: options.crawler ?? null,
           });
           return { text: formatReport(table, options.format, width === undefined ? {} : { width }), notes: table.notes ?? [] };
         });

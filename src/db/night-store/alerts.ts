@@ -13,13 +13,14 @@ import { unnestInsert, unnestValues } from '../pg-unnest.js';
 import type { ColumnMap } from '../pg-unnest.js';
 import { insertOrSelect } from './insert-or-select.js';
 
-interface NightAlert {
+/** An alert of a site, filed under a run (the night it is about). */
+export interface SiteAlert {
   runId: number;
   siteId: number;
   draft: AlertDraft;
 }
 
-const ALERT_COLUMNS: ColumnMap<NightAlert> = [
+const ALERT_COLUMNS: ColumnMap<SiteAlert> = [
   { name: 'dedupe_key', type: 'text', value: (a) => a.draft.dedupeKey },
   { name: 'run_id', type: 'int', value: (a) => a.runId },
   { name: 'site_id', type: 'int', value: (a) => a.siteId },
@@ -40,7 +41,17 @@ interface AlertDbRow {
 
 /** Raises the nights' alerts; returns the deliveries created, to queue after the commit. */
 export async function raiseAlerts(db: pg.PoolClient, fresh: readonly SiteNight[]): Promise<number[]> {
-  const drafts = fresh.flatMap((n) => n.alerts.map((draft): NightAlert => ({ runId: n.runId, siteId: n.siteId, draft })));
+  return raiseSiteAlerts(
+    db,
+    fresh.flatMap((n) => n.alerts.map((draft): SiteAlert => ({ runId: n.runId, siteId: n.siteId, draft }))),
+  );
+}
+
+/**
+ * Raises alerts (a second time adds nothing: their dedupe keys) with their deliveries; the
+ * deliveries created, to queue after the commit. The nights' and the log imports' alike.
+ */
+export async function raiseSiteAlerts(db: pg.PoolClient, drafts: readonly SiteAlert[]): Promise<number[]> {
   if (drafts.length === 0) return [];
   const alerts = await insertOrSelect(
     db,

@@ -211,6 +211,18 @@ export const ALERT_RULES = [
     when: 'A usage preference a tracked URL was given (allowed or refused) is stated no more: unknown.',
     spec: ['D-7', 'D-15'],
   },
+  {
+    kind: 'crawler_ignored_robots',
+    severity: 'warning',
+    when: "A server log shows a verified crawler fetching URLs the robots.txt in force disallowed it, past the 24-hour cache window (one alert a site, crawler and night; raised by `logs import`).",
+    spec: ['R-40'],
+  },
+  {
+    kind: 'crawler_spoofed',
+    severity: 'info',
+    when: "A server log shows requests claiming a crawler from addresses its operator's published check rejects (one alert a site, crawler and night; raised by `logs import`).",
+    spec: [],
+  },
 ] as const satisfies readonly AlertRule[];
 
 /** The usage-preference alerts: the kind a change raises, by purpose and new preference (D-15). */

@@ -38,6 +38,8 @@ export const MAX_DETAIL_TEXT_CHARS = 2_048;
 export const MAX_DIFF_LINE_CHARS = DEFAULT_TEXT_DIFF_MAX_LINE_CHARS;
 /** Flips kept in one alert's details (and `*` gaps, and verdicts that differ between versions); the count of all beside. */
 export const MAX_FLIPS_PER_ALERT = 200;
+/** The requests a compliance alert lists as examples (`crawler_ignored_robots`, `crawler_spoofed`); the count says how many in all. */
+export const MAX_COMPLIANCE_EXAMPLES_PER_ALERT = 20;
 /**
  * Lines of a semantic diff (rules, or other records), and agents added or removed (or named by
  * `disallow_all_added`, or by one `*` gap), an alert lists at most (a file of 15,000 user-agents

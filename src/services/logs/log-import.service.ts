@@ -1,0 +1,350 @@
+/**
+ * `robots-audit logs import`: a server's access log, streamed once (docs/compliance.md):
+ * 1. each line's user-agent is read first, cheaply, and matched to the crawler catalogue and the
+ *    configured agents; a line that names no crawler is dropped there (the rest of the traffic is
+ *    never parsed, kept or logged);
+ * 2. a crawler line is parsed, filed under its monitored site (by host, or `--site`), and checked
+ *    against its operator's published IP ranges of its day or forward-confirmed reverse DNS;
+ * 3. it is judged by the site's robots.txt in force when it was made (src/compliance), and stored
+ *    with the import's checkpoint, a batch a transaction; lines stored before add nothing;
+ * 4. at the end, the import's verified violations and spoofed claims raise their alerts.
+ * Memory is bounded by the batch, the sites held (`MAX_JUDGED_SITES`) and the caches, never by the
+ * log's size. An interrupted import run again resumes after its last committed line.
+ */
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type pg from 'pg';
+import { inTransaction } from '../../db/transaction.js';
+import { advanceImport, finishImport, openImport, rangeFiles, restartImport, sitesByHost, storeCrawlerRequests } from '../../db/compliance.repo.js';
+import type { CrawlerRequestRow, SiteByHost } from '../../db/compliance.repo.js';
+import { detectLogFormat, logLineReader } from '../../logs/log-formats.js';
+import type { LogFormat } from '../../logs/log-formats.js';
+import type { JsonFieldMapping } from '../../logs/json-lines.js';
+import { isLogLineError } from '../../logs/log-request.js';
+import type { LogRequest } from '../../logs/log-request.js';
+import { compileAgentMatcher } from '../../crawlers/identity/agent-match.js';
+import { judgeIdentity, needsReverseDns } from '../../crawlers/identity/identity.js';
+import type { ReverseDnsAnswer } from '../../crawlers/identity/identity.js';
+import { catalogue, findCrawlerRules } from '../../crawlers/index.js';
+import { RangeBook } from '../../compliance/range-book.js';
+import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
+import { readLogLines, LOG_MAX_LINE_BYTES } from './line-source.js';
+import { SiteJudges } from './site-judges.js';
+import { raiseComplianceAlerts } from './compliance-alerts.js';
+
+/** Checks an address by forward-confirmed reverse DNS (src/http/reverse-dns.ts). */
+export interface ReverseDnsCheck {
+  check(ip: string): Promise<ReverseDnsAnswer>;
+}
+
+export interface LogImportOptions {
+  /** A path, or a stream (standard input) with the name to record for it (`-`). */
+  input: string | { stream: Readable; name: string };
+  format: LogFormat | 'auto';
+  /** JSON Lines: the fields (the `cloudflare` format brings its own). */
+  fields?: JsonFieldMapping;
+  /** File every request under this site (an origin already monitored), whatever its host. */
+  siteOrigin?: string;
+  /** Reverse DNS for the crawlers whose operators document it; null: no DNS (those are unverifiable). */
+  reverseDns: ReverseDnsCheck | null;
+  /** RFC 9309 section 2.4's cache window, hours. */
+  cacheHours?: number;
+  /** Crawler requests per transaction. */
+  batchRequests?: number;
+  /** Lines read between checkpoints when few are crawlers' (the checkpoint still moves on). */
+  checkpointLines?: number;
+  /** Reverse DNS lookups in flight at once. */
+  dnsConcurrency?: number;
+  onProgress?: (progress: LogImportProgress) => void;
+}
+
+export interface LogImportProgress {
+  lines: number;
+  crawlerRequests: number;
+  stored: number;
+}
+
+export interface LogImportSummary {
+  importId: number;
+  format: LogFormat;
+  /** Lines read by this run (a resumed one starts after the lines done before). */
+  lines: number;
+  /** Lines skipped because an earlier run of the same import committed them. */
+  resumedAfter: number;
+  crawlerRequests: number;
+  /** Crawler requests stored now; the rest were stored by an earlier import of the same lines. */
+  stored: number;
+  alreadyStored: number;
+  /** Crawler requests for hosts no monitored site has. */
+  unmatched: number;
+  unmatchedHosts: Map<string, number>;
+  unreadable: number;
+  /** The first lines that could not be read (the text as read: show it escaped). */
+  errors: { line: number; reason: string; text: string }[];
+  alerts: number;
+}
+
+export const LOG_IMPORT_DEFAULTS = {
+  batchRequests: 2_000,
+  checkpointLines: 200_000,
+  dnsConcurrency: 16,
+  /** Unreadable lines shown in the summary and kept with the import. */
+  maxErrorsShown: 5,
+  /** The bytes of the log's start hashed into the import's key. */
+  keyBytes: 64 * 1024,
+  /** Distinct hosts without a site counted for the summary (the rest are counted together). */
+  maxUnmatchedHosts: 1_000,
+} as const;
+
+interface PendingRequest {
+  request: LogRequest;
+  token: string;
+  site: SiteByHost;
+  lineKey: Buffer;
+}
+
+/** A log line shown in the summary: at most this long. */
+const ERROR_TEXT_CHARS = 200;
+
+export async function importLog(pool: pg.Pool, options: LogImportOptions): Promise<LogImportSummary> {
+  const batchRequests = options.batchRequests ?? LOG_IMPORT_DEFAULTS.batchRequests;
+  const checkpointLines = options.checkpointLines ?? LOG_IMPORT_DEFAULTS.checkpointLines;
+  const cacheHours = options.cacheHours ?? ROBOTS_TXT_CACHE_HOURS;
+  const name = typeof options.input === 'string' ? options.input : options.input.name;
+
+  const hosts = await sitesByHost(pool);
+  const fixedSite = options.siteOrigin === undefined ? null : siteOf(hosts, options.siteOrigin);
+  const { rows: agentRows } = await pool.query<{ token: string }>('select token from user_agents');
+  const tokens = [...new Set([...catalogue().map((c) => c.token), ...agentRows.map((r) => r.token)])].filter((t) => t !== '*');
+  const claimedToken = compileAgentMatcher(tokens);
+  const ranges = new RangeBook(await rangeFiles(pool));
+  const judges = new SiteJudges(pool);
+  const agentIds = new Map<string, number>();
+
+  const open = () => readLogLines(typeof options.input === 'string' ? options.input : options.input.stream, { maxLineBytes: LOG_MAX_LINE_BYTES });
+  let lines = open()[Symbol.asyncIterator]();
+  // The log's start: the format (when not given) and the import's key.
+  const head: { lineNo: number; text: string }[] = [];
+  let headBytes = 0;
+  while (headBytes < LOG_IMPORT_DEFAULTS.keyBytes) {
+    const next = await lines.next();
+    if (next.done) break;
+    const line = next.value;
+    const text = 'tooLong' in line ? line.prefix : line.text;
+    head.push({ lineNo: line.lineNo, text });
+    headBytes += text.length + 1;
+  }
+  const format = options.format === 'auto' ? detectLogFormat(head.slice(0, 20).map((l) => l.text).filter((t) => t.trim() !== '')) : options.format;
+  if (format === null) throw new Error(`${name}: not a log format this reads (combined, vhost-combined, jsonl, cloudflare); give --format`);
+  const reader = logLineReader(format, options.fields);
+  if (fixedSite === null && (format === 'combined' || (format === 'jsonl' && options.fields?.host === undefined))) {
+    throw new Error(`${name}: the ${format} format names no host; give --site <origin> to file its requests under a site`);
+  }
+  const key = createHash('sha256')
+    .update(JSON.stringify([format, options.fields ?? null, fixedSite?.id ?? null]))
+    .update(head.map((l) => l.text).join('\n'))
+    .digest();
+  const row = await openImport(pool, { key, name, format, siteId: fixedSite?.id ?? null });
+
+  let resumeAfter = row.linesDone;
+  const summary: LogImportSummary = {
+    importId: row.id,
+    format,
+    lines: 0,
+    resumedAfter: 0,
+    crawlerRequests: 0,
+    stored: 0,
+    alreadyStored: 0,
+    unmatched: 0,
+    unmatchedHosts: new Map(),
+    unreadable: 0,
+    errors: [],
+    alerts: 0,
+  };
+
+  // Counts since the last checkpoint, committed with it.
+  let pending: PendingRequest[] = [];
+  let sinceCheckpoint = { crawlerLines: 0, unreadable: 0, unmatched: 0, errors: [] as { line: number; reason: string; text: string }[], lines: 0 };
+  // Identical lines of the same second are distinct requests: their ordinal is part of the key.
+  let ordinalSecond = Number.NaN;
+  const ordinals = new Map<string, number>();
+
+  const flush = async (lineNo: number, lineText: string) => {
+    const batch = pending;
+    pending = [];
+    const rows = await judgeBatch(batch);
+    const checkpoint = createHash('sha256').update(lineText).digest();
+    const counts = sinceCheckpoint;
+    sinceCheckpoint = { crawlerLines: 0, unreadable: 0, unmatched: 0, errors: [], lines: 0 };
+    const stored = await inTransaction(pool, async (client) => {
+      const n = await storeCrawlerRequests(client, row.id, rows, agentIds);
+      await advanceImport(client, row.id, { linesDone: lineNo, checkpoint, ...counts }, n, LOG_IMPORT_DEFAULTS.maxErrorsShown);
+      return n;
+    });
+    if (agentIds.size > 10_000) agentIds.clear();
+    summary.stored += stored;
+    summary.alreadyStored += rows.length - stored;
+    options.onProgress?.({ lines: summary.lines, crawlerRequests: summary.crawlerRequests, stored: summary.stored });
+  };
+
+  const judgeBatch = async (batch: readonly PendingRequest[]): Promise<CrawlerRequestRow[]> => {
+    await judges.load(new Map(batch.map((p) => [p.site.id, p.site.origin])));
+    const dns = await reverseDnsOf(batch);
+    return batch.map((p): CrawlerRequestRow => {
+      const { request, token } = p;
+      const identity = judgeIdentity({
+        token,
+        ip: request.clientIp,
+        rangesOf: (source) => ranges.setFor(source, request.at),
+        reverseDns: dns.get(request.clientIp) ?? null,
+      });
+      const use = findCrawlerRules(token)?.robotsTxt?.value;
+      const { judgement, storedPath } = judges.judge(p.site.id, {
+        at: request.at,
+        target: request.target,
+        crawler: { token, boundByRobotsTxt: use !== 'ignores' && use !== 'may-ignore' },
+        cacheHours,
+      });
+      const finding = judgement.judgement === 'violation' || identity.identity === 'spoofed';
+      const rule = judgement.rule;
+      return {
+        siteId: p.site.id,
+        lineKey: p.lineKey,
+        at: request.at,
+        crawler: token,
+        identity: identity.identity,
+        identityMethod: identity.method,
+        judgement: judgement.judgement,
+        runId: judgement.inForce?.runId ?? null,
+        allowedByRunId: judgement.allowedBy?.runId ?? null,
+        method: request.method,
+        path: storedPath,
+        status: request.status,
+        userAgent: request.userAgent,
+        clientIp: finding ? request.clientIp : null,
+        ruleLine: rule?.line ?? null,
+        rule: rule === null ? null : `${rule.kind === 'allow' ? 'Allow' : 'Disallow'}: ${rule.value}`,
+      };
+    });
+  };
+
+  const reverseDnsOf = async (batch: readonly PendingRequest[]): Promise<Map<string, ReverseDnsAnswer>> => {
+    const answers = new Map<string, ReverseDnsAnswer>();
+    const dns = options.reverseDns;
+    if (dns === null) return answers;
+    const wanted = [...new Set(batch.filter((p) => needsReverseDns(p.token, (source) => ranges.setFor(source, p.request.at) !== null)).map((p) => p.request.clientIp))];
+    let next = 0;
+    const worker = async () => {
+      while (next < wanted.length) {
+        const ip = wanted[next++] as string;
+        answers.set(ip, await dns.check(ip));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.dnsConcurrency ?? LOG_IMPORT_DEFAULTS.dnsConcurrency, wanted.length) }, worker));
+    return answers;
+  };
+
+  const unreadable = (lineNo: number, reason: string, text: string) => {
+    summary.unreadable++;
+    sinceCheckpoint.unreadable++;
+    if (summary.errors.length < LOG_IMPORT_DEFAULTS.maxErrorsShown) {
+      const error = { line: lineNo, reason, text: text.slice(0, ERROR_TEXT_CHARS) };
+      summary.errors.push(error);
+      sinceCheckpoint.errors.push(error);
+    }
+  };
+
+  const replay = async function* () {
+    yield* head;
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  };
+
+  let lastLine = { lineNo: 0, text: '' };
+  let source: AsyncGenerator<{ lineNo: number; text?: string; tooLong?: true; prefix?: string }> = replay();
+  for (;;) {
+    const next = await source.next();
+    if (next.done) break;
+    const line = next.value;
+    const text = line.tooLong === true ? (line.prefix ?? '') : (line.text ?? '');
+    if (line.lineNo <= resumeAfter) {
+      if (line.lineNo === resumeAfter && row.checkpoint !== null && !createHash('sha256').update(text).digest().equals(row.checkpoint)) {
+        // Not the file this import stopped in (the same first bytes, then others): start it over.
+        if (typeof options.input !== 'string') throw new Error(`${name}: differs from the import it resumes after line ${resumeAfter}; import it as a file, or under another --site`);
+        await restartImport(pool, row.id);
+        resumeAfter = 0;
+        lines = open()[Symbol.asyncIterator]();
+        head.length = 0;
+        source = replay();
+        continue;
+      }
+      summary.resumedAfter = line.lineNo;
+      lastLine = { lineNo: line.lineNo, text };
+      continue;
+    }
+    summary.lines++;
+    sinceCheckpoint.lines++;
+    lastLine = { lineNo: line.lineNo, text };
+    if (line.tooLong === true) {
+      unreadable(line.lineNo, `longer than ${LOG_MAX_LINE_BYTES} bytes`, text);
+    } else if (text.trim() !== '') {
+      let userAgent = reader.userAgentOf(text);
+      let parsed = userAgent === null ? reader.parse(text) : null;
+      if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+      else {
+        userAgent ??= (parsed as LogRequest).userAgent;
+        const token = claimedToken(userAgent);
+        if (token !== null) {
+          parsed ??= reader.parse(text);
+          if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+          else {
+            summary.crawlerRequests++;
+            sinceCheckpoint.crawlerLines++;
+            const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));
+            if (site === undefined) {
+              summary.unmatched++;
+              sinceCheckpoint.unmatched++;
+              const host = parsed.host ?? '';
+              if (summary.unmatchedHosts.has(host) || summary.unmatchedHosts.size < LOG_IMPORT_DEFAULTS.maxUnmatchedHosts) summary.unmatchedHosts.set(host, (summary.unmatchedHosts.get(host) ?? 0) + 1);
+            } else {
+              const second = Math.floor(parsed.at.getTime() / 1000);
+              if (second !== ordinalSecond) {
+                ordinalSecond = second;
+                ordinals.clear();
+              }
+              const hash = createHash('sha256').update(text).digest();
+              const hex = hash.toString('hex');
+              const ordinal = ordinals.get(hex) ?? 0;
+              ordinals.set(hex, ordinal + 1);
+              const lineKey = Buffer.alloc(16);
+              hash.copy(lineKey, 0, 0, 12);
+              lineKey.writeUInt32BE(ordinal, 12);
+              pending.push({ request: parsed, token, site, lineKey });
+            }
+          }
+        }
+      }
+    }
+    if (pending.length >= batchRequests || sinceCheckpoint.lines >= checkpointLines) await flush(line.lineNo, text);
+  }
+  if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLine.lineNo, lastLine.text);
+  await finishImport(pool, row.id);
+  summary.alerts = await raiseComplianceAlerts(pool, row.id);
+  return summary;
+}
+
+/** The monitored site of `--site`: its origin as given, or any origin of the same host. */
+function siteOf(hosts: ReadonlyMap<string, SiteByHost>, origin: string): SiteByHost {
+  let host: string;
+  try {
+    host = new URL(origin.includes('://') ? origin : `https://${origin}`).hostname.toLowerCase();
+  } catch {
+    throw new Error(`--site: not an origin: "${origin}"`);
+  }
+  const site = hosts.get(host);
+  if (site === undefined) throw new Error(`--site: ${origin} is not a monitored site (robots-audit sites add ${origin})`);
+  return site;
+}
