@@ -18,7 +18,7 @@ export const COMMAND_DESCRIPTIONS = {
   audit: 'Start an audit run now (all enabled sites, or one portfolio).',
   worker: 'Run the batch, site and alert workers until SIGTERM (in-flight jobs finish within ROBOTS_AUDIT_SHUTDOWN_GRACE_MS).',
   scheduler: "Keep the nightly job scheduler (ROBOTS_AUDIT_SCHEDULE, ROBOTS_AUDIT_TIMEZONE) and start each night's run.",
-  report: 'Print a report: status, changes, flips, alerts, ai-access, ai-use, failing, lint or portability, as a table, CSV or JSON.',
+  report: 'Print a report: status, changes, flips, alerts, ai-access, ai-use, failing, lint, portability, compliance or violations, as a table, CSV or JSON.',
   serve: 'Serve the read-only web dashboard (127.0.0.1:8080 by default; elsewhere only with ROBOTS_AUDIT_DASHBOARD_TOKEN).',
   stats: 'Show the pipeline now: jobs per queue, runs in progress, failed jobs, pending alert deliveries, sites waiting for a retry.',
   demo: `Replay a year of scripted and a month of real robots.txt histories on a local web, then print the first reports (recreates the database ${DEMO_DATABASE}).`,
@@ -32,6 +32,8 @@ export const COMMAND_DESCRIPTIONS = {
   'test-draft': 'Test a draft robots.txt before it ships: the verdicts that would flip, the alerts, per-crawler changes and lint; exit 1 on a flip at or above --fail-on.',
   agents: 'Manage the user agents evaluated for every tracked URL.',
   alerts: 'Manage where alerts are sent: signed webhooks, Slack and e-mail.',
+  logs: "Import servers' access logs: each crawler request checked against its operator's published ranges or DNS, and judged by the robots.txt in force when it was made.",
+  crawlers: "The crawlers' published IP range files, by date, that log imports check identities against.",
 } as const;
 
 export type TopLevelCommandName = keyof typeof COMMAND_DESCRIPTIONS;

@@ -122,4 +122,12 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     commands: [listing('alerts', 'alerts')],
     load: async () => (await import('./commands/alerts.command.js')).registerAlertsCommand,
   },
+  {
+    commands: [listing('logs', 'logs')],
+    load: async () => (await import('./commands/logs.command.js')).registerLogsCommand,
+  },
+  {
+    commands: [listing('crawlers', 'crawlers')],
+    load: async () => (await import('./commands/crawlers.command.js')).registerCrawlersCommand,
+  },
 ];

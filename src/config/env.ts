@@ -76,6 +76,19 @@ export const envSchema = z.object({
   /** Names whose answers are kept at most (the oldest go first). */
   ROBOTS_AUDIT_DNS_CACHE_ENTRIES: int(10_000, 1),
 
+  // --- log imports: who a crawler is, and what is kept (docs/compliance.md) ---
+  /**
+   * The DNS servers crawler identities are checked with (forward-confirmed reverse DNS),
+   * comma-separated `host` or `host:port`; empty: the system's (/etc/resolv.conf).
+   */
+  ROBOTS_AUDIT_VERIFY_DNS_SERVERS: z.string().default('').transform(csv),
+  /** Per query attempt, milliseconds: a dead resolver costs seconds, not the import. */
+  ROBOTS_AUDIT_VERIFY_DNS_TIMEOUT_MS: int(2_000, 1),
+  /** Addresses whose answers are kept (a log's crawlers come from a few thousand). */
+  ROBOTS_AUDIT_VERIFY_DNS_CACHE_ENTRIES: int(50_000, 1),
+  /** Client addresses kept with a finding (a violation, a spoofed claim) are cleared by `prune` after this many days; 0 keeps them. */
+  ROBOTS_AUDIT_LOG_IP_RETENTION_DAYS: int(30, 0),
+
   // --- the fetch worker ---
   /** R-13: retry schedule within a run for 5xx and network failures, seconds. */
   ROBOTS_AUDIT_RETRY_DELAYS: z.string().default('30,120,600').transform(seconds),

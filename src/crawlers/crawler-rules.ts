@@ -91,3 +91,13 @@ export function robotsTxtUseText(token: string): string | null {
   const what = use.value === 'ignores' ? 'its operator says it generally ignores robots.txt for the fetches it makes' : 'its operator says robots.txt rules may not apply to the fetches it makes';
   return `${entry.token}: ${what} (${use.source})`;
 }
+
+/**
+ * Whether robots.txt binds a crawler's fetches, for judging what a log shows it did: false only
+ * when its operator says the crawler ignores robots.txt or that its rules may not apply
+ * (user-triggered fetchers); a crawler the rules say nothing of is bound, as RFC 9309 expects.
+ */
+export function isBoundByRobotsTxt(token: string): boolean {
+  const use = findCrawlerRules(token)?.robotsTxt?.value;
+  return use !== 'ignores' && use !== 'may-ignore';
+}

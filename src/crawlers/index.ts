@@ -11,7 +11,7 @@ export { catalogue, findCrawler, crawlersIn } from './catalogue.js';
 export { parseAiRobotsJson, categoryOfAiRobotsEntry, operatorOfAiRobotsEntry } from './ai-robots-json.js';
 export type { AiRobotsFacts, AiRobotsImport, SkippedName } from './ai-robots-json.js';
 export { DEFAULT_AGENT_TOKENS } from './default-agents.js';
-export { CRAWLER_RULES, CRAWLER_RULES_READ, UNKNOWN_PARSER, findCrawlerRules, parserOf, robotsTxtUseText } from './crawler-rules.js';
+export { CRAWLER_RULES, CRAWLER_RULES_READ, UNKNOWN_PARSER, findCrawlerRules, isBoundByRobotsTxt, parserOf, robotsTxtUseText } from './crawler-rules.js';
 export type { CrawlerRuleEntry, CrawlerParser, FactBasis, RobotsTxtUse, SourcedFact, StarGroupUse } from './crawler-rules.js';
 export { CRAWLER_PRODUCT_TOKENS, followedAgent, followedGroup, explainAsCrawler, followedGroupText } from './followed-group.js';
 export type { FollowedGroup, FollowedGroupRule, CrawlerExplanation } from './followed-group.js';

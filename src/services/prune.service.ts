@@ -8,7 +8,10 @@
  *   with, so every version of a file stays, with its diff;
  * - every change, verdict flip, alert, delivery and run: the product's history of events.
  * Removed, for nights before the date: the other snapshots, retried attempts, verdict spans that
- * ended before the date, then bodies and answers no longer referenced. Sites go in slices of
+ * ended before the date, then bodies and answers no longer referenced; and the crawler requests
+ * imported from logs made before the date but the findings (violations, spoofed claims), and the
+ * user-agent strings no request uses any more. Client addresses kept with findings are cleared
+ * once older than `clearIpsBefore` (ROBOTS_AUDIT_LOG_IP_RETENTION_DAYS, docs/compliance.md). Sites go in slices of
  * `batchSites`, one transaction each, so a large prune never holds long locks.
  */
 import type pg from 'pg';
@@ -20,6 +23,8 @@ export interface PruneOptions {
   batchSites?: number;
   /** Count what would go, remove nothing. */
   dryRun?: boolean;
+  /** Client addresses of crawler requests made before it are cleared; null keeps them. */
+  clearIpsBefore?: Date | null;
 }
 
 export interface PruneResult {
@@ -28,6 +33,8 @@ export interface PruneResult {
   verdicts: number;
   bodies: number;
   responses: number;
+  crawlerRequests: number;
+  clientIps: number;
 }
 
 export const PRUNE_BATCH_SITES = 1_000;
@@ -44,7 +51,7 @@ const KEPT = `
   select c.site_id, c.previous_run_id from snapshot_changes c where c.site_id between $1 and $2 and c.previous_run_id is not null`;
 
 export async function pruneBefore(pool: pg.Pool, options: PruneOptions): Promise<PruneResult> {
-  const result: PruneResult = { snapshots: 0, failedAttempts: 0, verdicts: 0, bodies: 0, responses: 0 };
+  const result: PruneResult = { snapshots: 0, failedAttempts: 0, verdicts: 0, bodies: 0, responses: 0, crawlerRequests: 0, clientIps: 0 };
   const size = options.batchSites ?? PRUNE_BATCH_SITES;
   const { rows } = await pool.query<{ min: number | null; max: number | null }>('select min(id) as min, max(id) as max from sites');
   const min = rows[0]?.min ?? null;
@@ -53,7 +60,7 @@ export async function pruneBefore(pool: pg.Pool, options: PruneOptions): Promise
   for (let from = min ?? 0; min !== null && max !== null && from <= max; from += size) {
     const range = [from, from + size - 1, options.before];
     // A dry run counts in the same statements and keeps nothing.
-    const { snapshots, attempts, verdicts } = await inTransaction(
+    const { snapshots, attempts, verdicts, requests } = await inTransaction(
       pool,
       async (client) => ({
         snapshots: await client.query<{ n: number }>(
@@ -74,6 +81,11 @@ export async function pruneBefore(pool: pg.Pool, options: PruneOptions): Promise
              and v.to_run_id is not null and v.valid_to <= $3`,
           range,
         ),
+        requests: await client.query<{ n: number }>(
+          `${verb} crawler_requests r where r.site_id between $1 and $2 and r.at < $3
+             and r.judgement <> 'violation' and r.identity <> 'spoofed'`,
+          range,
+        ),
       }),
       { commit: !options.dryRun },
     );
@@ -81,6 +93,16 @@ export async function pruneBefore(pool: pg.Pool, options: PruneOptions): Promise
     result.snapshots += count(snapshots);
     result.failedAttempts += count(attempts);
     result.verdicts += count(verdicts);
+    result.crawlerRequests += count(requests);
+  }
+  if (options.clearIpsBefore) {
+    const ips = await pool.query<{ n: number }>(
+      options.dryRun
+        ? 'select count(*)::int as n from crawler_requests where client_ip is not null and at < $1'
+        : 'update crawler_requests set client_ip = null where client_ip is not null and at < $1',
+      [options.clearIpsBefore],
+    );
+    result.clientIps = options.dryRun ? (ips.rows[0]?.n ?? 0) : (ips.rowCount ?? 0);
   }
   if (options.dryRun) return result;
   // What no night, attempt or state references any more.
@@ -93,6 +115,7 @@ export async function pruneBefore(pool: pg.Pool, options: PruneOptions): Promise
        and not exists (select 1 from failed_attempts f where f.response_id = x.id)
        and not exists (select 1 from site_state st where st.response_id = x.id)`,
   );
+  await pool.query('delete from request_user_agents a where not exists (select 1 from crawler_requests r where r.user_agent_id = a.id)');
   result.bodies = bodies.rowCount ?? 0;
   result.responses = responses.rowCount ?? 0;
   return result;

@@ -25,7 +25,7 @@ import type { LogRequest } from '../../logs/log-request.js';
 import { compileAgentMatcher } from '../../crawlers/identity/agent-match.js';
 import { judgeIdentity, needsReverseDns } from '../../crawlers/identity/identity.js';
 import type { ReverseDnsAnswer } from '../../crawlers/identity/identity.js';
-import { catalogue, findCrawlerRules } from '../../crawlers/index.js';
+import { catalogue, isBoundByRobotsTxt } from '../../crawlers/index.js';
 import { RangeBook } from '../../compliance/range-book.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
 import { readLogLines, LOG_MAX_LINE_BYTES } from './line-source.js';
@@ -198,11 +198,10 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
         rangesOf: (source) => ranges.setFor(source, request.at),
         reverseDns: dns.get(request.clientIp) ?? null,
       });
-      const use = findCrawlerRules(token)?.robotsTxt?.value;
       const { judgement, storedPath } = judges.judge(p.site.id, {
         at: request.at,
         target: request.target,
-        crawler: { token, boundByRobotsTxt: use !== 'ignores' && use !== 'may-ignore' },
+        crawler: { token, boundByRobotsTxt: isBoundByRobotsTxt(token) },
         cacheHours,
       });
       const finding = judgement.judgement === 'violation' || identity.identity === 'spoofed';

@@ -57,7 +57,9 @@ describe('prune --before: old nights go, what the product needs stays', () => {
     before = { changes: await countOf('snapshot_changes'), flips: await countOf('verdict_flips'), alerts: await countOf('alerts'), runs: await countOf('audit_runs') };
     const run = await p.cli(['prune', '--before', nightAt(NIGHT_0, 8)]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^removed \d+ nights, \d+ retried attempts and \d+ verdict spans before 2026-01-09T03:00:00.000Z; \d+ bodies and \d+ answers no longer referenced\n$/);
+    expect(run.stdout).toMatch(
+      /^removed \d+ nights, \d+ retried attempts, \d+ verdict spans and 0 crawler requests \(not findings\) before 2026-01-09T03:00:00.000Z; \d+ bodies and \d+ answers no longer referenced\ncleared 0 client addresses of crawler requests before .+ \(ROBOTS_AUDIT_LOG_IP_RETENTION_DAYS=30\)\n$/,
+    );
     const r = nights.map((n) => n.runId);
     // steady: its first night (first_seen, a change) and nights 8, 9 (after the date).
     expect(await snapshotRuns(ids.steady)).toEqual([r[0], r[8], r[9]]);

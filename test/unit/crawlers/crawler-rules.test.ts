@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CRAWLER_RULES, CRAWLER_RULES_READ, UNKNOWN_PARSER, findCrawler, findCrawlerRules, parserOf } from '../../../src/crawlers/index.js';
+import { CRAWLER_RULES, CRAWLER_RULES_READ, UNKNOWN_PARSER, findCrawler, findCrawlerRules, isBoundByRobotsTxt, parserOf } from '../../../src/crawlers/index.js';
 import { PARSER_PROFILES } from '../../../src/robots/profiles/index.js';
 import type { SourcedFact } from '../../../src/crawlers/index.js';
 import { ENGINE_VERSION, isValidUserAgentToObey } from '../../../src/robots/index.js';
@@ -131,4 +131,16 @@ describe('the group facts and the engine version', () => {
     // When this fails: bump ENGINE_VERSION (src/robots/engine-version.ts), then update both values here.
     expect({ digest, ENGINE_VERSION }).toEqual({ digest: '31aa6176008d5fa3', ENGINE_VERSION: 3 });
   });
+});
+
+describe('isBoundByRobotsTxt: what a log judgement holds a crawler to', () => {
+  it.each([
+    ['GPTBot', true, 'honours'],
+    ['Googlebot', true, 'honours'],
+    ['Perplexity-User', false, 'ignores'],
+    ['Feedfetcher-Google', false, 'ignores'],
+    ['ChatGPT-User', false, 'may-ignore'],
+    ['AdsBot-Google', true, 'no fact: bound'],
+    ['SomeUnknownBot', true, 'not listed: bound'],
+  ])('%s -> %s (%s)', (token, bound) => expect(isBoundByRobotsTxt(token)).toBe(bound));
 });
