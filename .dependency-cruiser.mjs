@@ -39,8 +39,8 @@ const LAYERS = [
   },
   {
     name: 'core',
-    paths: ['src/robots/', 'src/policy/', 'src/config/', 'src/log/', 'src/package-root\\.ts$'],
-    why: 'the engine, the policy rules, configuration and logging are the ground everything stands on',
+    paths: ['src/robots/', 'src/policy/', 'src/logs/', 'src/config/', 'src/log/', 'src/package-root\\.ts$'],
+    why: 'the engine, the policy rules, the access-log readers, configuration and logging are the ground everything stands on',
   },
 ];
 
@@ -83,10 +83,17 @@ export default {
       to: { path: '^(src|workers)/', pathNot: '^src/policy/' },
     },
     {
-      name: 'pure-modules-do-no-io',
-      comment: 'src/robots, src/policy and src/crawlers are pure (docs/architecture.md): no files, sockets, databases or threads.',
+      name: 'logs-is-the-readers-alone',
+      comment: 'src/logs reads an access-log line into a LogRequest and nothing more, pure: the files, gzip and stdin are src/services/logs\', and what a request means for a crawler is the import\'s, so a reader can be tested on a string alone.',
       severity: 'error',
-      from: { path: '^src/(robots|policy|crawlers)/' },
+      from: { path: '^src/logs/' },
+      to: { path: '^(src|workers)/', pathNot: '^src/logs/' },
+    },
+    {
+      name: 'pure-modules-do-no-io',
+      comment: 'src/robots, src/policy, src/crawlers and src/logs are pure (docs/architecture.md): no files, sockets, databases or threads.',
+      severity: 'error',
+      from: { path: '^src/(robots|policy|crawlers|logs)/' },
       to: { path: IO_MODULES },
     },
     {
