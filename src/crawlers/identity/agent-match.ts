@@ -29,9 +29,16 @@ function isTokenChar(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x2d || c === 0x5f;
 }
 
-/** ASCII lower case of a token character (the others are returned as they are). */
-function lowerCode(c: number): number {
-  return c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+/**
+ * The lower-cased code of each ASCII token character, 0 for every other character: one table
+ * read per character of the header answers both "does the run go on" and "what does it hash as".
+ */
+const TOKEN_LOWER = new Uint8Array(128);
+for (let c = 0; c < 128; c++) if (isTokenChar(c)) TOKEN_LOWER[c] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+
+/** Its lower-cased code when the character is a token character, else 0. */
+function tokenLower(c: number): number {
+  return c < 128 ? TOKEN_LOWER[c]! : 0;
 }
 
 function hashOf(lower: string): number {
@@ -42,7 +49,7 @@ function hashOf(lower: string): number {
 
 function sameRun(userAgent: string, start: number, lower: string): boolean {
   for (let i = 0; i < lower.length; i++) {
-    if (lowerCode(userAgent.charCodeAt(start + i)) !== lower.charCodeAt(i)) return false;
+    if (tokenLower(userAgent.charCodeAt(start + i)) !== lower.charCodeAt(i)) return false;
   }
   return true;
 }
@@ -76,16 +83,16 @@ export function compileAgentMatcher(tokens: readonly string[]): AgentMatcher {
     const end = userAgent.length;
     let i = 0;
     while (i < end) {
-      if (!isTokenChar(userAgent.charCodeAt(i))) {
+      if (tokenLower(userAgent.charCodeAt(i)) === 0) {
         i++;
         continue;
       }
       const start = i;
       let h = FNV_OFFSET;
       for (; i < end; i++) {
-        const c = userAgent.charCodeAt(i);
-        if (!isTokenChar(c)) break;
-        h = Math.imul(h ^ lowerCode(c), FNV_PRIME);
+        const c = tokenLower(userAgent.charCodeAt(i));
+        if (c === 0) break;
+        h = Math.imul(h ^ c, FNV_PRIME);
       }
       const length = i - start;
       if (length < shortest || length > longest || (best !== null && length <= best.lower.length)) continue;
