@@ -68,11 +68,13 @@ export function judgeRequest<V extends TimelineVersion>(request: RequestToJudge<
   const verdict = request.verdictOf(inForce);
   if (verdict.allowed) return { judgement: 'allowed', inForce, rule: null, allowedBy: null };
   if (!request.crawler.boundByRobotsTxt) return { judgement: 'not_bound', inForce, rule: verdict.rule, allowedBy: null };
-  const next = request.timeline.possiblyLiveAfter(request.at);
-  if (next !== null && request.verdictOf(next).allowed) return { judgement: 'between_versions', inForce, rule: verdict.rule, allowedBy: next };
   const windowStart = new Date(request.at.getTime() - (request.cacheHours ?? ROBOTS_TXT_CACHE_HOURS) * HOUR_MS);
   // Newest first: the copy a crawler most plausibly still held.
   const earlier = request.timeline.inForceBetween(windowStart, request.at).filter((v) => v !== inForce).reverse();
   const allowedBy = earlier.find((v) => request.verdictOf(v).allowed) ?? null;
-  return { judgement: allowedBy === null ? 'violation' : 'cache_window', inForce, rule: verdict.rule, allowedBy };
+  if (allowedBy !== null) return { judgement: 'cache_window', inForce, rule: verdict.rule, allowedBy };
+  // Weaker than the cache window, so asked after it: the change may not have shipped yet.
+  const next = request.timeline.possiblyLiveAfter(request.at);
+  if (next !== null && request.verdictOf(next).allowed) return { judgement: 'between_versions', inForce, rule: verdict.rule, allowedBy: next };
+  return { judgement: 'violation', inForce, rule: verdict.rule, allowedBy: null };
 }

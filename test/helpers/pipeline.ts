@@ -19,7 +19,7 @@ import type { TestDatabase } from './test-db.js';
 import { cleanupPrefix, uniquePrefix } from './test-queue.js';
 
 /** Commands that take `--database-url`. */
-const DATABASE_COMMANDS = new Set(['sites', 'track', 'untrack', 'tracked', 'agents', 'alerts', 'fetch', 'audit', 'worker', 'scheduler', 'db', 'prune', 'report', 'history', 'diff', 'explain', 'stats', 'portfolios', 'serve']);
+const DATABASE_COMMANDS = new Set(['logs', 'crawlers', 'sites', 'track', 'untrack', 'tracked', 'agents', 'alerts', 'fetch', 'audit', 'worker', 'scheduler', 'db', 'prune', 'report', 'history', 'diff', 'explain', 'stats', 'portfolios', 'serve']);
 
 export interface Pipeline {
   db: TestDatabase;

@@ -34,12 +34,12 @@ export const registerCrawlersCommand: CommandRegistrar = (program: Command, io: 
     .command('import')
     .description('Store an IP range file as its operator publishes it (JSON with prefixes), under its source, with its own date.')
     .argument('<file>', 'the file: a path, or - for standard input')
-    .requiredOption('--source <name>', `the range source: ${Object.keys(RANGE_SOURCES).join(', ')}`)
+    .requiredOption('--source <name>', `the range source: ${[...RANGE_SOURCES.keys()].join(', ')}`)
     .option('--published <date>', "the file's date when it states none (ISO 8601)")
     .addOption(databaseUrlOption())
     .action(async (file: string, options: RangesImportOptions) => {
-      if (!Object.hasOwn(RANGE_SOURCES, options.source)) {
-        io.stderr.write(`robots-audit: --source: not a range source: "${terminalText(options.source)}" (one of ${Object.keys(RANGE_SOURCES).join(', ')})\n`);
+      if (!RANGE_SOURCES.has(options.source)) {
+        io.stderr.write(`robots-audit: --source: not a range source: "${terminalText(options.source)}" (one of ${[...RANGE_SOURCES.keys()].join(', ')})\n`);
         io.exitCode = 2;
         return;
       }

@@ -23,8 +23,8 @@ import type { JsonFieldMapping } from '../../logs/json-lines.js';
 import { isLogLineError } from '../../logs/log-request.js';
 import type { LogRequest } from '../../logs/log-request.js';
 import { compileAgentMatcher } from '../../crawlers/identity/agent-match.js';
-import { judgeIdentity, needsReverseDns } from '../../crawlers/identity/identity.js';
-import type { ReverseDnsAnswer } from '../../crawlers/identity/identity.js';
+import { judgeIdentity, needsReverseDns } from '../../crawlers/identity/index.js';
+import type { ReverseDnsAnswer } from '../../crawlers/identity/index.js';
 import { catalogue, isBoundByRobotsTxt } from '../../crawlers/index.js';
 import { RangeBook } from '../../compliance/range-book.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
@@ -231,7 +231,12 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
     const answers = new Map<string, ReverseDnsAnswer>();
     const dns = options.reverseDns;
     if (dns === null) return answers;
-    const wanted = [...new Set(batch.filter((p) => needsReverseDns(p.token, (source) => ranges.setFor(source, p.request.at) !== null)).map((p) => p.request.clientIp))];
+    // DNS only where it can change the verdict: not for an address inside a range file of its day.
+    const asks = (p: PendingRequest) => {
+      const byRanges = judgeIdentity({ token: p.token, ip: p.request.clientIp, rangesOf: (source) => ranges.setFor(source, p.request.at) });
+      return needsReverseDns(p.token, true, byRanges.identity === 'verified');
+    };
+    const wanted = [...new Set(batch.filter(asks).map((p) => p.request.clientIp))];
     let next = 0;
     const worker = async () => {
       while (next < wanted.length) {
@@ -295,11 +300,12 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
       if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
       else {
         userAgent ??= (parsed as LogRequest).userAgent;
-        const token = claimedToken(userAgent);
+        // A JSON line's pre-filter is the whole line: the parsed user-agent decides.
+        let token = claimedToken(userAgent);
         if (token !== null) {
           parsed ??= reader.parse(text);
           if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
-          else {
+          else if ((token = claimedToken(parsed.userAgent)) !== null) {
             summary.crawlerRequests++;
             sinceCheckpoint.crawlerLines++;
             const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));

@@ -1,0 +1,261 @@
+/**
+ * `robots-audit logs import` end to end (issue 29, docs/compliance.md): a site audited night by
+ * night through a change of its robots.txt and a 5xx night, the operators' real range files
+ * imported, a real DNS server (Debian's dnsmasq) for the crawlers checked by reverse DNS, then a
+ * log of crawler and browser requests imported: each crawler request judged by the version in
+ * force when it was made, its identity checked, the findings alerted, the report and the views
+ * agreeing; importing again adds nothing, an interrupted import resumes, prune clears addresses.
+ */
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPipeline } from '../../helpers/pipeline.js';
+import type { Pipeline } from '../../helpers/pipeline.js';
+import { addSites, nightAt, replayNight, rows } from '../../helpers/nightly.js';
+import { startDnsmasq } from '../../helpers/dnsmasq.js';
+import type { Dnsmasq } from '../../helpers/dnsmasq.js';
+import { importLog } from '../../../src/services/logs/log-import.service.js';
+import { createReverseDnsChecker } from '../../../src/http/reverse-dns.js';
+
+const NIGHT_0 = '2026-03-01T02:00:00.000Z';
+const V1 = 'User-agent: *\nAllow: /\n';
+// Seen first on night 5: /private/ closed to every crawler (bingbot's own group too).
+const V2 = 'User-agent: *\nDisallow: /private/\n\nUser-agent: bingbot\nDisallow: /private/\nDisallow: /search\n';
+const DOWN = { status: 503, body: 'down\n' };
+
+const GPTBOT_UA = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot';
+const BINGBOT_UA = 'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)';
+const CLAUDEBOT_UA = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
+const PPLX_USER_UA = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Perplexity-User/1.0; +https://perplexity.ai/perplexity-user)';
+const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+// Inside OpenAI's published gptbot.json (test/fixtures/crawler-ranges/openai-gptbot.json).
+const GPTBOT_IP = '132.196.86.5';
+const SPOOFER_IP = '203.0.113.9';
+// bingbot is checked by reverse DNS (Bing publishes search.msn.com names): dnsmasq answers these.
+const BINGBOT_IP = '157.55.39.1';
+const FAKE_BINGBOT_IP = '198.51.100.7';
+
+/** A vhost-combined line (nginx `$host $remote_addr - - [$time_local] "$request" $status $bytes "$referer" "$ua"`). */
+function line(host: string, ip: string, at: string, target: string, ua: string, status = 200): string {
+  const d = new Date(at);
+  const month = d.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' });
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const time = `${pad(d.getUTCDate())}/${month}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+  return `${host} ${ip} - - [${time}] "GET ${target} HTTP/1.1" ${status} 512 "-" "${ua}"`;
+}
+
+const at = (day: number, time: string) => `${nightAt(NIGHT_0, day).slice(0, 10)}T${time}Z`;
+
+let p: Pipeline;
+let dnsmasq: Dnsmasq;
+let shop: string;
+let log: string;
+
+beforeAll(async () => {
+  dnsmasq = await startDnsmasq({
+    localZones: ['in-addr.arpa', 'ip6.arpa', 'com'],
+    hosts: [{ name: 'msnbot-157-55-39-1.search.msn.com', addresses: [BINGBOT_IP] }],
+  });
+  p = await startPipeline({ env: { ROBOTS_AUDIT_VERIFY_DNS_SERVERS: dnsmasq.server, ROBOTS_AUDIT_VERIFY_DNS_TIMEOUT_MS: '500' } });
+  await addSites(p, ['shop']);
+  shop = new URL(p.origin('shop')).hostname;
+  for (let day = 0; day <= 10; day++) await replayNight(p, nightAt(NIGHT_0, day), { shop: day < 5 ? V1 : day === 8 ? DOWN : V2 });
+  for (const file of ['openai-gptbot.json', 'google-common-crawlers.json']) {
+    const source = file === 'openai-gptbot.json' ? 'gptbot' : 'googlebot';
+    const imported = await p.cli(['crawlers', 'ranges', 'import', `test/fixtures/crawler-ranges/${file}`, '--source', source]);
+    expect(imported.code, imported.stderr).toBe(0);
+  }
+  log = [
+    line(shop, GPTBOT_IP, at(3, '11:59:00'), '/robots.txt', GPTBOT_UA),
+    line(shop, GPTBOT_IP, at(3, '12:00:00'), '/private/a', GPTBOT_UA),
+    line(shop, GPTBOT_IP, at(3, '12:00:05'), '/search?q=private+words', GPTBOT_UA),
+    line(shop, '192.0.2.50', at(3, '12:01:00'), '/private/a', CHROME_UA),
+    line(shop, GPTBOT_IP, at(5, '03:00:00'), '/private/a', GPTBOT_UA),
+    line(shop, GPTBOT_IP, at(6, '12:00:00'), '/private/b', GPTBOT_UA),
+    // The same request twice in the same second: two requests.
+    line(shop, GPTBOT_IP, at(6, '12:00:01'), '/private/c', GPTBOT_UA),
+    line(shop, GPTBOT_IP, at(6, '12:00:01'), '/private/c', GPTBOT_UA),
+    line(shop, SPOOFER_IP, at(6, '13:00:00'), '/private/d', GPTBOT_UA),
+    line(shop, BINGBOT_IP, at(6, '14:00:00'), '/search?q=x', BINGBOT_UA),
+    line(shop, FAKE_BINGBOT_IP, at(6, '14:30:00'), '/', BINGBOT_UA),
+    line(shop, '192.0.2.60', at(6, '15:00:00'), '/private/e', CLAUDEBOT_UA),
+    line(shop, '192.0.2.61', at(6, '15:30:00'), '/private/f', PPLX_USER_UA),
+    line(shop, '192.0.2.60', at(8, '12:00:00'), '/public', CLAUDEBOT_UA),
+    line('elsewhere.example', GPTBOT_IP, at(6, '12:00:00'), '/', GPTBOT_UA),
+    // Not a log line: a control sequence a terminal would obey.
+    'garbage \u001b[31mred\u001b[0m line',
+    '',
+  ].join('\n');
+}, 120_000);
+
+afterAll(async () => {
+  await p?.close();
+  await dnsmasq?.stop();
+});
+
+interface Stored {
+  path: string;
+  crawler: string;
+  identity: string;
+  identity_method: string;
+  judgement: string;
+  client_ip: string | null;
+  rule: string | null;
+}
+
+const stored = () =>
+  rows<Stored>(p, 'select path, crawler, identity::text, identity_method::text, judgement::text, host(client_ip) as client_ip, rule from crawler_requests order by at, path');
+
+describe('logs import: each crawler request judged by the robots.txt in force then, its identity checked', () => {
+  let first: { stdout: string; stderr: string; code: number };
+
+  it('imports the log: a summary, the unreadable line shown escaped', async () => {
+    first = await p.cli(['logs', 'import', '-'], log);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^import #\d+ \(vhost-combined\): 16 lines read, 14 crawler requests, 13 stored, 1 for hosts no site has, 1 lines could not be read\n/);
+    expect(first.stdout).toContain('hosts without a site: elsewhere.example (1)');
+    expect(first.stdout).toContain('line 16: client is not an IP address');
+    expect(first.stdout).toContain('garbage <U+001B>[31mred<U+001B>[0m line');
+    expect(first.stdout).not.toContain('\u001b');
+  });
+
+  it.each([
+    // [path as stored, crawler, identity, method, judgement, address kept, deciding line]
+    ['/robots.txt', 'GPTBot', 'verified', 'ip_ranges', 'robots_txt', null, null],
+    ['/private/a', 'GPTBot', 'verified', 'ip_ranges', 'allowed', null, null],
+    // The query is not what the rules read: dropped, a bare ? says so.
+    ['/search?', 'GPTBot', 'verified', 'ip_ranges', 'allowed', null, null],
+    ['/private/a', 'GPTBot', 'verified', 'ip_ranges', 'cache_window', null, 'Disallow: /private/'],
+    ['/private/b', 'GPTBot', 'verified', 'ip_ranges', 'violation', GPTBOT_IP, 'Disallow: /private/'],
+    ['/private/c', 'GPTBot', 'verified', 'ip_ranges', 'violation', GPTBOT_IP, 'Disallow: /private/'],
+    ['/private/c', 'GPTBot', 'verified', 'ip_ranges', 'violation', GPTBOT_IP, 'Disallow: /private/'],
+    ['/private/d', 'GPTBot', 'spoofed', 'ip_ranges', 'violation', SPOOFER_IP, 'Disallow: /private/'],
+    ['/search?', 'bingbot', 'verified', 'reverse_dns', 'violation', BINGBOT_IP, 'Disallow: /search'],
+    ['/', 'bingbot', 'spoofed', 'reverse_dns', 'allowed', FAKE_BINGBOT_IP, null],
+    ['/private/e', 'ClaudeBot', 'unverifiable', 'none', 'violation', '192.0.2.60', 'Disallow: /private/'],
+    ['/private/f', 'Perplexity-User', 'unverifiable', 'ip_ranges', 'not_bound', null, 'Disallow: /private/'],
+    // A 5xx night: full disallow, but the version of the night before allowed /public.
+    ['/public', 'ClaudeBot', 'unverifiable', 'none', 'cache_window', null, null],
+  ])('%s by %s: %s (%s), %s', async (path, crawler, identity, method, judgement, ip, rule) => {
+    const all = await stored();
+    expect(all.length).toBe(13);
+    expect(all).toContainEqual({ path, crawler, identity, identity_method: method, judgement, client_ip: ip, rule });
+  });
+
+  it('keeps no browser request and no query the rules do not read', async () => {
+    const { n } = (await rows<{ n: string }>(p, "select count(*) as n from crawler_requests r join request_user_agents a on a.id = r.user_agent_id where a.text like '%Chrome%'"))[0]!;
+    expect(Number(n)).toBe(0);
+    expect((await stored()).some((r) => r.path.includes('private+words'))).toBe(false);
+  });
+
+  it('raises one crawler_ignored_robots alert a site, crawler and night for verified violations, and crawler_spoofed apart', async () => {
+    const alerts = await rows<{ kind: string; severity: string; title: string; crawler: string; requests: number }>(
+      p,
+      "select kind, severity::text, title, details->'compliance'->>'crawler' as crawler, (details->'compliance'->>'requests')::int as requests from alerts where kind like 'crawler_%' order by kind, crawler",
+    );
+    expect(alerts.map((a) => [a.kind, a.severity, a.crawler, a.requests])).toEqual([
+      ['crawler_ignored_robots', 'warning', 'GPTBot', 3],
+      ['crawler_ignored_robots', 'warning', 'bingbot', 1],
+      ['crawler_spoofed', 'info', 'GPTBot', 1],
+      ['crawler_spoofed', 'info', 'bingbot', 1],
+    ]);
+    expect(alerts[0]!.title).toContain('GPTBot fetched 3 URLs');
+  });
+
+  it('report compliance: per site x crawler, spoofed apart, whether robots.txt was read first', async () => {
+    const run = await p.cli(['report', 'compliance', '--format', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as Record<string, unknown>[];
+    const gptbot = report.find((r) => r['crawler'] === 'GPTBot')!;
+    expect(gptbot).toMatchObject({ requests: 7, disallowed: 5, violationsVerified: 3, violationsUnverified: 0, withinCacheWindow: 1, spoofed: 1, readRobotsTxtFirst: true });
+    expect(report.find((r) => r['crawler'] === 'ClaudeBot')).toMatchObject({ requests: 2, violationsUnverified: 1, withinCacheWindow: 1, readRobotsTxtFirst: false });
+    expect(report.find((r) => r['crawler'] === 'Perplexity-User')).toMatchObject({ notBound: 1, violationsVerified: 0 });
+    // Verified violations first.
+    expect(report[0]!['crawler']).toBe('GPTBot');
+    const only = JSON.parse((await p.cli(['report', 'compliance', '--format', 'json', '--crawler', 'bingbot'])).stdout) as Record<string, unknown>[];
+    expect(only.map((r) => r['crawler'])).toEqual(['bingbot']);
+  });
+
+  it('report violations: the URL, the time, the deciding line and the version in force', async () => {
+    const run = await p.cli(['report', 'violations', '--format', 'json', '--crawler', 'GPTBot']);
+    const list = JSON.parse(run.stdout) as Record<string, unknown>[];
+    expect(list).toHaveLength(4);
+    expect(list.find((v) => String(v['url']).endsWith('/private/b'))).toMatchObject({
+      identity: 'verified',
+      line: 2,
+      rule: 'Disallow: /private/',
+      versionSince: new Date(nightAt(NIGHT_0, 5)).toISOString(),
+    });
+    expect(String(list[0]!['version'])).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it('the same log again adds nothing: its lines were done', async () => {
+    const again = await p.cli(['logs', 'import', '-', '--json'], log);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ resumedAfter: 16, lines: 0, stored: 0 });
+    expect((await stored()).length).toBe(13);
+  });
+
+  it('the same requests in another file (another start, so another import) add nothing either', async () => {
+    const again = await p.cli(['logs', 'import', '-', '--json'], `${line(shop, '192.0.2.1', at(2, '00:00:00'), '/', CHROME_UA)}\n${log}`);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ resumedAfter: 0, lines: 17, stored: 0, alreadyStored: 13, crawlerRequests: 14 });
+    expect((await stored()).length).toBe(13);
+    const { n } = (await rows<{ n: string }>(p, "select count(*) as n from alerts where kind like 'crawler_%'"))[0]!;
+    expect(Number(n)).toBe(4);
+  });
+
+  it('prune clears the addresses of findings older than the retention, keeps the findings', async () => {
+    const run = await p.cli(['prune', '--before', '2026-01-01T00:00:00Z']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/cleared 7 client addresses/);
+    expect((await stored()).filter((r) => r.client_ip !== null)).toEqual([]);
+    expect((await stored()).filter((r) => r.judgement === 'violation')).toHaveLength(6);
+  });
+});
+
+describe('an interrupted import resumes after its last committed line', () => {
+  it('a stream that fails midway, then the whole log: every request once', async () => {
+    // More than the 64 KiB the import's key hashes, so that batches commit before the failure.
+    const lines = Array.from({ length: 1_000 }, (_, i) => line(shop, GPTBOT_IP, new Date(Date.parse(at(7, '10:00:00')) + i * 1000).toISOString(), `/resume/${i}`, GPTBOT_UA));
+    const text = `${lines.join('\n')}\n`;
+    const dns = createReverseDnsChecker({ servers: [dnsmasq.server], timeoutMs: 500, tries: 1 });
+    const cut = text.slice(0, text.indexOf('/resume/650 '));
+    const failing = Readable.from(
+      (async function* () {
+        yield Buffer.from(cut);
+        throw new Error('connection reset');
+      })(),
+    );
+    await expect(importLog(p.db.pool, { input: { stream: failing, name: '-' }, format: 'vhost-combined', reverseDns: dns, batchRequests: 100 })).rejects.toThrow('connection reset');
+    const before = await rows<{ n: string }>(p, "select count(*) as n from crawler_requests where path like '/resume/%'");
+    expect(Number(before[0]!.n)).toBe(600);
+    const resumed = await importLog(p.db.pool, { input: { stream: Readable.from([Buffer.from(text)]), name: '-' }, format: 'vhost-combined', reverseDns: dns, batchRequests: 100 });
+    expect(resumed).toMatchObject({ resumedAfter: 600, lines: 400, stored: 400, alreadyStored: 0 });
+    const after = await rows<{ n: string }>(p, "select count(*) as n from crawler_requests where path like '/resume/%'");
+    expect(Number(after[0]!.n)).toBe(1_000);
+    dns.close();
+  });
+});
+
+describe('logs import: mistakes are one clear line', () => {
+  it.each([
+    [['logs', 'import', '/nonexistent/access.log'], 1, /logs import: .*ENOENT|no such file/i],
+    [['logs', 'import', '-', '--format', 'combined'], 1, /names no host; give --site/],
+    [['logs', 'import', '-', '--site', 'https://not-monitored.example'], 1, /not a monitored site/],
+    [['logs', 'import', '-', '--format', 'jsonl'], 2, /needs --fields/],
+    [['logs', 'import', '-', '--format', 'jsonl', '--fields', 'at=ts,bogus=x'], 2, /--fields: /],
+  ])('%j -> exit %d', async (argv, code, message) => {
+    const run = await p.cli(argv as string[], line(shop, GPTBOT_IP, at(3, '10:00:00'), '/', GPTBOT_UA));
+    expect(run.code).toBe(code);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('a range file that is not one', async () => {
+    const run = await p.cli(['crawlers', 'ranges', 'import', '-', '--source', 'gptbot'], '{"prefixes": [{"ipv4Prefix": "300.1.1.0/24"}]}');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/ipv4Prefix/);
+    const unknown = await p.cli(['crawlers', 'ranges', 'import', '-', '--source', 'nosuch'], readFileSync('test/fixtures/crawler-ranges/openai-gptbot.json', 'utf8'));
+    expect(unknown.code).toBe(2);
+  });
+});
