@@ -34,8 +34,8 @@ const LAYERS = [
   },
   {
     name: 'adapters-and-crawlers',
-    paths: ['src/http/', 'src/health/', 'src/metrics/', 'src/offload/', 'src/crawlers/'],
-    why: 'fetching, probes, metrics, threads and what crawlers make of a file are tools the layers above use; they decide nothing about a night',
+    paths: ['src/http/', 'src/health/', 'src/metrics/', 'src/offload/', 'src/crawlers/', 'src/compliance/'],
+    why: 'fetching, probes, metrics, threads, what crawlers make of a file and whether a logged request obeyed it are tools the layers above use; they decide nothing about a night',
   },
   {
     name: 'core',
@@ -91,9 +91,9 @@ export default {
     },
     {
       name: 'pure-modules-do-no-io',
-      comment: 'src/robots, src/policy, src/crawlers and src/logs are pure (docs/architecture.md): no files, sockets, databases or threads.',
+      comment: 'src/robots, src/policy, src/crawlers, src/logs and src/compliance are pure (docs/architecture.md): no files, sockets, databases or threads.',
       severity: 'error',
-      from: { path: '^src/(robots|policy|crawlers|logs)/' },
+      from: { path: '^src/(robots|policy|crawlers|logs|compliance)/' },
       to: { path: IO_MODULES },
     },
     {

@@ -101,7 +101,7 @@ function flipRows(flips: readonly VerdictFlip[]): string[][] {
 function detailBlocks(details: AlertDetails): Block[] {
   const blocks: Block[] = [];
   const fields: [string, string][] = [];
-  const known = new Set(['flips', 'flipsTotal', 'agents', 'diffLines', 'agentsAdded', 'agentsRemoved', 'sitemapsAdded', 'sitemapsRemoved', 'policy', 'gaps', 'gapsTotal', 'truncated']);
+  const known = new Set(['flips', 'flipsTotal', 'agents', 'diffLines', 'agentsAdded', 'agentsRemoved', 'sitemapsAdded', 'sitemapsRemoved', 'policy', 'gaps', 'gapsTotal', 'compliance', 'truncated']);
   if (details.policy) {
     const p = details.policy;
     fields.push(['Policy', `${p.from ?? 'none'} → ${p.to} (${p.reason}; robots.txt answered ${outcomeLabel(p.outcomeFrom)} → ${outcomeLabel(p.outcomeTo)})`]);
@@ -132,6 +132,17 @@ function detailBlocks(details: AlertDetails): Block[] {
       title: `Paths of * now open to a named crawler (${total}): it obeys only its own group`,
       head: ['Path', 'Crawlers', '* rule at line', 'Their group at line'],
       rows: details.gaps.slice(0, MAIL_MAX_FLIPS).map((g) => [g.path, g.crawlers.join(', '), String(g.starLine), String(g.groupLine)]),
+    });
+  }
+  if (details.compliance) {
+    const c = details.compliance;
+    fields.push(['Crawler', c.crawler], ['Requests', `${c.requests}, ${utc(new Date(c.firstAt))} to ${utc(new Date(c.lastAt))}`]);
+    const shown = c.examples.slice(0, MAIL_MAX_FLIPS);
+    blocks.push({
+      type: 'table',
+      title: `Requests (${shown.length < c.requests ? `${shown.length} of ${c.requests}` : c.requests})`,
+      head: ['Time', 'URL', 'Deciding line', 'From'],
+      rows: shown.map((e) => [utc(new Date(e.at)), e.url, e.rule ?? 'full disallow', e.ip ?? '']),
     });
   }
   if (details.sitemapsAdded?.length || details.sitemapsRemoved?.length) {

@@ -341,6 +341,12 @@ export function slackAlertMessage(alert: AlertDraft, options: AlertMessageOption
   const diffText = options.textDiff ?? (d.diffLines && d.diffLines.length > 0 ? d.diffLines.join('\n') : undefined);
   if (diffText) blocks.push(section(codeBlock(diffText, Math.min(SLACK_DIFF_MAX_CHARS, SLACK_SECTION_MAX_CHARS))));
 
+  if (d.compliance) {
+    const c = d.compliance;
+    const shown = c.examples.slice(0, SLACK_MAX_FLIPS).map((e) => escapeMrkdwn(`• ${e.at.slice(0, 19).replace('T', ' ')} ${e.url}${e.rule ? ` (${e.rule})` : ''}${e.ip ? ` from ${e.ip}` : ''}`));
+    if (c.requests > shown.length) shown.push(`… ${c.requests - shown.length} more`);
+    blocks.push(section(`*${escapeMrkdwn(c.crawler)}: ${c.requests} requests, ${escapeMrkdwn(c.firstAt.slice(0, 10))} to ${escapeMrkdwn(c.lastAt.slice(0, 10))}:*\n${fitLines(shown, SLACK_SECTION_MAX_CHARS - 80)}`));
+  }
   if (d.flips && d.flips.length > 0) {
     const total = d.flipsTotal ?? d.flips.length;
     const shown = d.flips.slice(0, SLACK_MAX_FLIPS).map(flipLine);

@@ -93,7 +93,7 @@ afterAll(async () => {
   await dnsmasq?.stop();
 });
 
-interface Stored {
+interface Stored extends Record<string, unknown> {
   path: string;
   crawler: string;
   identity: string;
