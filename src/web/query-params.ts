@@ -77,6 +77,9 @@ export const eventParams = z.object({
 });
 
 export const aiParams = z.object({ portfolio: text, q: text, category: choice(AI_CATEGORIES), crawler: tokens, blocks: token, usage: choice(USAGE_FILTERS), page, size });
+/** The Compliance pages (`report compliance` and `report violations`): their filters, and a page. */
+export const complianceParams = z.object({ portfolio: text, since: text, crawler: token, q: text, page, size });
+export type ComplianceParams = z.infer<typeof complianceParams>;
 export const nightParams = z.object({
   run: id(),
   portfolio: text,

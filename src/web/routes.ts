@@ -3,9 +3,10 @@
  * data and renders a template. A page number past the last page is a 404 that links to the
  * last one; a period that ends before it starts is a 400.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { resolveReportFilters } from '../reports/index.js';
+import type { ReportFilters } from '../reports/index.js';
 import { countsBackFromLatestNight, latestNight } from '../reports/report-filters.js';
 import { loadExplainState } from '../reports/site-explain.js';
 import type { SiteExplanation } from '../reports/site-explain.js';
@@ -13,10 +14,11 @@ import { decidingText, groupText, policyWhy } from '../reports/site-explain.form
 import { SiteReportError } from '../reports/site-errors.js';
 import { AI_CATEGORIES, aiMatrix, UnknownCrawler, USAGE_FILTER_TEXT, USAGE_FILTERS, USAGE_PURPOSE_LABELS } from '../reports/web-ai-matrix.js';
 import { chartSeries } from '../reports/web-charts.js';
+import { complianceCrawlers, compliancePage, violationsPage } from '../reports/web-compliance.js';
 import { EVENT_TYPES, eventsPage, flipCrawlers } from '../reports/web-events.js';
 import { ALERT_KINDS, CHANGE_KINDS, FLIP_CAUSES } from '../night/vocabulary.js';
 import { nightEvents } from '../reports/night-events.js';
-import { overviewPage } from '../reports/web-overview.js';
+import { normalizeSearch, overviewPage } from '../reports/web-overview.js';
 import { pageSize } from '../reports/web-paging.js';
 import { deliveriesPage, runById, runProgress, runsPage, runWaits } from '../reports/web-runs.js';
 import { findSite, sitePage } from '../reports/web-site.js';
@@ -25,6 +27,7 @@ import {
   aiParams,
   BadRequest,
   chartsParams,
+  complianceParams,
   decodeCursor,
   deliveriesParams,
   encodeCursor,
@@ -37,6 +40,7 @@ import {
   runsParams,
   siteParams,
 } from './query-params.js';
+import type { ComplianceParams } from './query-params.js';
 import { shareLinesSvg, stackedBarsSvg, timelineSvg } from './svg-charts.js';
 import { registerDraftPage } from './draft-page.js';
 import { NotFound } from './not-found.js';
@@ -95,6 +99,13 @@ async function checkUrl(pool: pg.Pool, compute: PageCompute, site: { id: number;
   if (!computed.ok) return { ...empty, error: computed.note };
   const explanation = computed.value;
   return { ...empty, explanation, deciding: decidingText(explanation), group: groupText(explanation), why: policyWhy(explanation.state), error: null };
+}
+
+/** The Compliance pages' filters, as `report compliance --portfolio --since --crawler` reads them. */
+async function complianceFilters(pool: pg.Pool, q: ComplianceParams): Promise<ReportFilters> {
+  const latest = countsBackFromLatestNight(q.since) ? await latestNight(pool) : null;
+  const since = parseNight('since', q.since, latest);
+  return { portfolioId: await portfolioId(pool, q.portfolio), since, crawler: q.crawler || null, search: normalizeSearch(q.q ?? null) };
 }
 
 export function registerPages(app: FastifyInstance, ctx: PageContext): void {
@@ -187,6 +198,18 @@ export function registerPages(app: FastifyInstance, ctx: PageContext): void {
     const pages = pagesOf(data.matching, size, q.page, withPage(request.url));
     return render(reply, 'ai', { title: 'AI access', nav: 'ai', q: { ...q, size }, data, pages, portfolios, categories: AI_CATEGORIES, usageFilters: USAGE_FILTERS.map((f) => ({ value: f, text: USAGE_FILTER_TEXT[f] })), purposeLabels: USAGE_PURPOSE_LABELS });
   });
+
+  // What the imported server logs say crawlers did (issue 29): per site x crawler, and each violation.
+  const compliance = (list: typeof compliancePage, template: string, title: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const q = parseParams(complianceParams, request.query);
+    const size = pageSize(q.size);
+    const [filters, portfolios, crawlers] = await Promise.all([complianceFilters(pool, q), portfolioNames(pool), complianceCrawlers(pool)]);
+    const data = await list(pool, { filters, page: q.page, pageSize: size });
+    const pages = pagesOf(data.matching, size, q.page, withPage(request.url));
+    return render(reply, template, { title, nav: 'compliance', q: { ...q, size }, data, pages, portfolios, crawlers });
+  };
+  app.get('/compliance', compliance(compliancePage, 'compliance', 'Compliance'));
+  app.get('/compliance/violations', compliance(violationsPage, 'violations', 'Violations'));
 
   app.get('/runs', async (request, reply) => {
     const q = parseParams(runsParams, request.query);

@@ -81,6 +81,8 @@ describe('every page renders with HTTP 200 and no console error', () => {
     '/ai?usage=states-nothing&portfolio=signals',
     site('signals'),
     `${site('news')}&url=/private&ua=GPTBot`,
+    '/compliance',
+    '/compliance/violations?crawler=GPTBot',
   ];
 
   it('each page', async () => {
@@ -94,7 +96,7 @@ describe('every page renders with HTTP 200 and no console error', () => {
   });
 
   it('every filter form submits as it comes (its "any" choices are empty values), and the page answers 200', async () => {
-    for (const path of ['/', '/changes', '/ai', '/night', '/charts']) {
+    for (const path of ['/', '/changes', '/ai', '/night', '/charts', '/compliance']) {
       const { page } = await visit(path);
       const [response] = await Promise.all([page.waitForNavigation(), page.locator('form.filters button[type=submit]').first().click()]);
       expect(response?.status(), path).toBe(200);

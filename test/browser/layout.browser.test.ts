@@ -75,6 +75,7 @@ describe.each(SIZES)('at $name', (size) => {
     '/charts',
     '/runs',
     '/alerts',
+    '/compliance',
     '/site?origin=https://nowhere.example',
   ];
 
@@ -90,7 +91,7 @@ describe.each(SIZES)('at $name', (size) => {
     const page = await open('/', size);
     const header = (await page.locator('header.top').boundingBox())!;
     const links = page.locator('header.top nav a');
-    expect(await links.count()).toBe(7);
+    expect(await links.count()).toBe(8);
     for (const link of await links.all()) {
       const box = (await link.boundingBox())!;
       expect(box.x, await link.textContent() ?? '').toBeGreaterThanOrEqual(0);
