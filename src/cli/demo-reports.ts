@@ -78,6 +78,8 @@ export const DEMO_REPORTS: readonly { name: ReportName; title: string; rows: num
   { name: 'ai-use', title: 'what the sites that state usage preferences tell crawlers: search, AI training, AI input (Content-Signal, Content-Usage)', rows: 20 },
   { name: 'flips', title: 'verdicts that changed in the last 7 nights, by tracked URL, with the crawlers concerned', rows: 20 },
   { name: 'failing', title: 'sites whose robots.txt could not be fetched on the last night, and what crawlers do meanwhile', rows: 20 },
+  { name: 'compliance', title: 'do crawlers obey? the access log per site and crawler, each request judged by the robots.txt in force then', rows: 20, omit: ['betweenVersions', 'firstSeen', 'lastSeen'] },
+  { name: 'violations', title: 'the violations: what a crawler fetched that the robots.txt in force disallowed, past the 24-hour cache window', rows: 10 },
 ];
 
 /** Each of DEMO_REPORTS under a heading, as a table of `width` characters. */

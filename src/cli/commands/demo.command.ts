@@ -7,14 +7,22 @@
  * tracks URLs, registers a webhook on a receiver that verifies every signature and an e-mail
  * digest on a loopback SMTP server, and replays the nights as `audit --at` records them, so every
  * stage runs for real. Then it tests the shop's staging robots.txt with `test-draft`, as a CI job
- * would have before it shipped, and ends with the reports a user reads first.
+ * would have before it shipped. Between the two, the 2023 publishers' access log (synthetic,
+ * src/demo/demo-log.ts) is imported after the operators' range files: each crawler request
+ * judged by the robots.txt in force when it was made. It ends with the reports a user reads first,
+ * the compliance report among them.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import pg from 'pg';
 import { demoPlan } from '../../demo/demo-plan.js';
+import { DEMO_RANGE_FILES, DEMO_RANGES_DIR, demoAccessLog } from '../../demo/demo-log.js';
 import type { DemoSite } from '../../demo/demo-sites.js';
 import { SHOP_STAGING } from '../../demo/demo-sites.js';
 import { startMailReceiver } from '../../demo/mail-receiver.js';
@@ -33,6 +41,8 @@ import { COMMAND_DESCRIPTIONS, DEMO_DATABASE } from '../command-descriptions.js'
 import type { CommandRegistrar } from '../command-registrar.js';
 import { createProgram, runProgram } from '../program.js';
 import { registerAlertsCommand } from './alerts.command.js';
+import { registerCrawlersCommand } from './crawlers.command.js';
+import { registerLogsCommand } from './logs.command.js';
 import { registerSitesCommand } from './sites.command.js';
 import { registerTestDraftCommand } from './test-draft.command.js';
 import { registerTrackCommand } from './track.command.js';
@@ -87,10 +97,12 @@ const MORE_COMMANDS: readonly (readonly [string, string])[] = [
   ['robots-audit diff www.giga.de.demo', 'what its robots.txt changed on 29 August, per crawler'],
   ['robots-audit explain gazette.demo /subscribers/weekend-edition --ua GPTBot', "why GPTBot may fetch what * may not"],
   ['robots-audit test-draft shop.demo <draft> [--format json|github]', 'a draft robots.txt against the one in force, before it ships'],
+  ['robots-audit report violations', "every request a crawler made against the robots.txt in force: URL, time, deciding line, version"],
+  ['robots-audit logs import <access.log> [--site <origin>]', 'your own server log (combined, vhost-combined, JSON Lines, Cloudflare Logpush; gzip too)'],
 ];
 
 /** The commands the demo runs as a user would type them. */
-const DEMO_COMMANDS: readonly CommandRegistrar[] = [registerAlertsCommand, registerSitesCommand, registerTrackCommand, registerTestDraftCommand];
+const DEMO_COMMANDS: readonly CommandRegistrar[] = [registerAlertsCommand, registerSitesCommand, registerTrackCommand, registerTestDraftCommand, registerCrawlersCommand, registerLogsCommand];
 
 /**
  * Runs one of the demo's command lines as `robots-audit` would, on a program of the demo's
@@ -165,7 +177,7 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
       });
       const stdout = shown === undefined ? io.stdout : collect;
       const code = await runDemoCommand([...argv, '--database-url', demoUrl], { ...io, stdout, env });
-      if (lines.length > 0) say(`${lines[0]}\n… ${lines.length - 1} more lines like it`);
+      if (lines.length > 0) say(lines.length === 1 ? lines[0] : `${lines[0]}\n… ${lines.length - 1} more lines like it`);
       if (code !== 0) throw new Error(`robots-audit ${argv[0]} exited with ${code}`);
     };
     const addSites = async (sites: readonly DemoSite[]) => {
@@ -200,6 +212,20 @@ export const registerDemoCommand: CommandRegistrar = (program: Command, io: CliI
           say(nightLine(night, replayed));
           for (const alert of replayed.alerts) say(`      [${alert.severity}] ${cut(alert.title, ALERT_TITLE_CHARS)}`);
         }
+      }
+      say();
+      say("== do crawlers obey? the 2023 publishers' access log, each crawler request judged by the robots.txt in force when it was made");
+      for (const { source, file } of DEMO_RANGE_FILES) {
+        await run(['crawlers', 'ranges', 'import', fileURLToPath(new URL(file, DEMO_RANGES_DIR)), '--source', source], `crawlers ranges import ${file} --source ${source}`);
+      }
+      const logDir = mkdtempSync(join(tmpdir(), 'robots-audit-demo-'));
+      try {
+        const logPath = join(logDir, 'access.log');
+        writeFileSync(logPath, demoAccessLog());
+        // The demo is offline: no reverse DNS (the crawlers above publish range files).
+        await run(['logs', 'import', logPath, '--no-dns']);
+      } finally {
+        rmSync(logDir, { recursive: true, force: true });
       }
       const pending = await settleDeliveries(rt);
       // `report portability` at the end reads the findings the analysis job stores after each run.

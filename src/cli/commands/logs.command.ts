@@ -19,6 +19,7 @@ import { LOG_FORMATS } from '../../logs/log-formats.js';
 import type { LogFormat } from '../../logs/log-formats.js';
 import { CLOUDFLARE_LOGPUSH_HTTP, parseFieldMapping } from '../../logs/json-lines.js';
 import { importLog } from '../../services/logs/log-import.service.js';
+import { queueDeliveries } from '../../services/logs/queue-deliveries.js';
 import type { LogImportSummary } from '../../services/logs/log-import.service.js';
 import { createReverseDnsChecker, REVERSE_DNS_DEFAULTS } from '../../http/reverse-dns.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
@@ -97,6 +98,10 @@ export const registerLogsCommand: CommandRegistrar = (program: Command, io: CliI
         );
         if (tty && shownAt > 0) progressOut.write('\r\x1b[K');
         io.stdout.write(options.json ? `${JSON.stringify(summaryJson(summary))}\n` : summaryText(summary));
+        const notQueued = await queueDeliveries(cfg, summary.deliveryIds);
+        if (notQueued !== null) {
+          io.stderr.write(`robots-audit: logs import: ${summary.deliveryIds.length} alert deliveries stay pending (Redis: ${notQueued}); the scheduler queues them when it next reconciles\n`);
+        }
       } catch (err) {
         if (tty && shownAt > 0) progressOut.write('\n');
         const e = err as NodeJS.ErrnoException;
@@ -113,7 +118,8 @@ export const registerLogsCommand: CommandRegistrar = (program: Command, io: CliI
 };
 
 function summaryJson(s: LogImportSummary) {
-  return { ...s, unmatchedHosts: Object.fromEntries(s.unmatchedHosts) };
+  const { deliveryIds: _ids, ...rest } = s;
+  return { ...rest, unmatchedHosts: Object.fromEntries(s.unmatchedHosts) };
 }
 
 /** The summary: counts, then the hosts no site has (the most frequent), then the lines that could not be read, escaped. */

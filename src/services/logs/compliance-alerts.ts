@@ -77,10 +77,13 @@ function draftOf(f: Finding): SiteAlert {
   };
 }
 
-/** Raises the import's alerts (those raised before stay as they were); how many are new or found. */
-export async function raiseComplianceAlerts(pool: pg.Pool, importId: number): Promise<number> {
+/**
+ * Raises the import's alerts (those raised before stay as they were): how many it found, and the
+ * deliveries created now, to queue after the commit.
+ */
+export async function raiseComplianceAlerts(pool: pg.Pool, importId: number): Promise<{ alerts: number; deliveryIds: number[] }> {
   const { rows } = await pool.query<Finding>(FINDINGS, [importId, MAX_COMPLIANCE_EXAMPLES_PER_ALERT]);
-  if (rows.length === 0) return 0;
-  await inTransaction(pool, (client) => raiseSiteAlerts(client, rows.map(draftOf)));
-  return rows.length;
+  if (rows.length === 0) return { alerts: 0, deliveryIds: [] };
+  const deliveryIds = await inTransaction(pool, (client) => raiseSiteAlerts(client, rows.map(draftOf)));
+  return { alerts: rows.length, deliveryIds };
 }

@@ -82,6 +82,8 @@ export interface LogImportSummary {
   /** The first lines that could not be read (the text as read: show it escaped). */
   errors: { line: number; reason: string; text: string }[];
   alerts: number;
+  /** The alert deliveries this import created: queued by the caller (or by the scheduler's reconcile loop). */
+  deliveryIds: number[];
 }
 
 export const LOG_IMPORT_DEFAULTS = {
@@ -160,6 +162,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
     unreadable: 0,
     errors: [],
     alerts: 0,
+    deliveryIds: [],
   };
 
   // Counts since the last checkpoint, committed with it.
@@ -337,7 +340,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   }
   if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLine.lineNo, lastLine.text);
   await finishImport(pool, row.id);
-  summary.alerts = await raiseComplianceAlerts(pool, row.id);
+  ({ alerts: summary.alerts, deliveryIds: summary.deliveryIds } = await raiseComplianceAlerts(pool, row.id));
   return summary;
 }
 

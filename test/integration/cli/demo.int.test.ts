@@ -206,6 +206,29 @@ describe('robots-audit demo', () => {
     expect(report.trim().split('\n')).toHaveLength(4); // the heading, the table's header, two sites
   });
 
+  it("imports the 2023 publishers' access log after the range files, and prints the compliance report (issue 29)", async () => {
+    const part = section("== do crawlers obey? the 2023 publishers' access log");
+    expect(part).toMatch(/\$ robots-audit crawlers ranges import openai-gptbot\.json --source gptbot\nstored: gptbot of 2025-10-30T11:00:00\.000Z, 21 prefixes/);
+    expect(part).toMatch(/import #1 \(vhost-combined\): 20 lines read, 18 crawler requests, 18 stored, 0 for hosts no site has, 0 lines could not be read/);
+    const { rows } = await db.query<{ host: string; path: string; crawler: string; identity: string; judgement: string }>(
+      `select substring(s.origin from '//([^:]+)') as host, r.path, r.crawler, r.identity::text, r.judgement::text
+       from crawler_requests r join sites s on s.id = r.site_id order by r.at, r.path`,
+    );
+    // What demo-log.ts says each request shows.
+    const of = (path: string, crawler: string) => rows.filter((r) => r.path === path && r.crawler === crawler).map((r) => `${r.identity} ${r.judgement}`);
+    expect(of('/world/2023/06/heatwave-across-europe', 'GPTBot')).toEqual(['verified allowed']);
+    expect(of('/world/2023/08/wildfires', 'GPTBot')).toEqual(['verified allowed']);
+    expect(of('/world/2023/09/election-night', 'GPTBot')).toEqual(['verified violation']);
+    expect(of('/world/2023/08/harvest', 'CCBot')).toEqual(['verified cache_window']);
+    expect(of('/world/2023/09/election-night', 'ChatGPT-User')).toEqual(['verified not_bound']);
+    expect(of('/account/settings', 'GPTBot')).toEqual(['spoofed violation']);
+    expect(rows.some((r) => r.crawler === 'Googlebot' && r.judgement !== 'allowed' && r.judgement !== 'robots_txt')).toBe(false);
+    const report = section('(robots-audit report compliance)');
+    expect(rowOf(report, 'courier.demo').replace(/\s+/g, ' ')).toMatch(/^courier\.demo GPTBot 7 5 3 0 0 0 2 yes 2023-09-01 18:00/);
+    const alerts = await db.query<{ kind: string }>("select kind from alerts where kind like 'crawler_%' order by kind");
+    expect(alerts.rows.map((a) => a.kind)).toEqual(['crawler_ignored_robots', 'crawler_ignored_robots', 'crawler_spoofed']);
+  });
+
   it('says which commands show more', () => {
     const more = section('everything is in');
     expect(more).toContain('robots-audit report <status|changes|flips|ai-access|ai-use|failing|lint>');
