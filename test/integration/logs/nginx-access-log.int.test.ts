@@ -303,6 +303,18 @@ describe('the strict reading: no cache window', () => {
   });
 });
 
+describe('--site names an origin, not only its host', () => {
+  it('another site on the same host (https, the default port: the one a host-named log files under) takes none of its requests', async () => {
+    const decoy = await p.cli(['sites', 'add', 'https://127.0.0.1', '--allow-ip']);
+    expect(decoy.code, decoy.stderr).toBe(0);
+    await p.db.pool.query('delete from crawler_requests; delete from log_imports;');
+    const again = await logImport();
+    expect(again).toMatchObject({ stored: CRAWLER_VISITS.length });
+    const filed = await rows<{ origin: string; n: string }>(p, 'select s.origin, count(*) as n from crawler_requests r join sites s on s.id = r.site_id group by s.origin');
+    expect(filed.map((f) => [f.origin, Number(f.n)])).toEqual([[origin, CRAWLER_VISITS.length]]);
+  });
+});
+
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
