@@ -37,6 +37,12 @@ export async function sitesByHost(db: Queryable): Promise<Map<string, SiteByHost
   return byHost;
 }
 
+/** The site monitored at exactly this origin (as `normalizeOrigin` writes it), or null. */
+export async function siteByOrigin(db: Queryable, origin: string): Promise<SiteByHost | null> {
+  const { rows } = await db.query<SiteByHost>('select id, origin from sites where origin = $1', [origin]);
+  return rows[0] ?? null;
+}
+
 /** One robots.txt version of a site: from the night that first saw it (site_rule_nights). */
 export interface StoredVersion {
   runId: number;

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.js';
-import { advanceImport, finishImport, openImport, rangeFiles, restartImport, sitesByHost, storeCrawlerRequests } from '../../db/compliance.repo.js';
+import { advanceImport, finishImport, openImport, rangeFiles, restartImport, siteByOrigin, sitesByHost, storeCrawlerRequests } from '../../db/compliance.repo.js';
 import type { CrawlerRequestRow, SiteByHost } from '../../db/compliance.repo.js';
 import { detectLogFormat, logLineReader } from '../../logs/log-formats.js';
 import type { LogFormat } from '../../logs/log-formats.js';
@@ -28,6 +28,7 @@ import type { ReverseDnsAnswer } from '../../crawlers/identity/index.js';
 import { catalogue, isBoundByRobotsTxt } from '../../crawlers/index.js';
 import { RangeBook } from '../../compliance/range-book.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
+import { normalizeOrigin } from '../../robots/origin.js';
 import { readLogLines, LOG_MAX_LINE_BYTES } from './line-source.js';
 import { SiteJudges } from './site-judges.js';
 import { raiseComplianceAlerts } from './compliance-alerts.js';
@@ -115,7 +116,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   const name = typeof options.input === 'string' ? options.input : options.input.name;
 
   const hosts = await sitesByHost(pool);
-  const fixedSite = options.siteOrigin === undefined ? null : siteOf(hosts, options.siteOrigin);
+  const fixedSite = options.siteOrigin === undefined ? null : await siteOf(pool, hosts, options.siteOrigin);
   const { rows: agentRows } = await pool.query<{ token: string }>('select token from user_agents');
   const tokens = [...new Set([...catalogue().map((c) => c.token), ...agentRows.map((r) => r.token)])].filter((t) => t !== '*');
   const claimedToken = compileAgentMatcher(tokens);
@@ -344,15 +345,19 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   return summary;
 }
 
-/** The monitored site of `--site`: its origin as given, or any origin of the same host. */
-function siteOf(hosts: ReadonlyMap<string, SiteByHost>, origin: string): SiteByHost {
-  let host: string;
+/**
+ * The monitored site of `--site`: the one at its origin as given (two servers of one host on two
+ * ports, or http beside https, are two sites), else the one a log's request for its host is filed
+ * under (`--site example.com` for `https://example.com`).
+ */
+async function siteOf(db: pg.Pool, hosts: ReadonlyMap<string, SiteByHost>, given: string): Promise<SiteByHost> {
+  let origin: string;
   try {
-    host = new URL(origin.includes('://') ? origin : `https://${origin}`).hostname.toLowerCase();
+    origin = normalizeOrigin(given);
   } catch {
-    throw new Error(`--site: not an origin: "${origin}"`);
+    throw new Error(`--site: not an origin: "${given}"`);
   }
-  const site = hosts.get(host);
-  if (site === undefined) throw new Error(`--site: ${origin} is not a monitored site (robots-audit sites add ${origin})`);
+  const site = (await siteByOrigin(db, origin)) ?? hosts.get(new URL(origin).hostname.toLowerCase());
+  if (site === undefined) throw new Error(`--site: ${given} is not a monitored site (robots-audit sites add ${given})`);
   return site;
 }
