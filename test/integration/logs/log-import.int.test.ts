@@ -6,7 +6,10 @@
  * force when it was made, its identity checked, the findings alerted, the report and the views
  * agreeing; importing again adds nothing, an interrupted import resumes, prune clears addresses.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline } from '../../helpers/pipeline.js';
@@ -235,6 +238,38 @@ describe('an interrupted import resumes after its last committed line', () => {
     const after = await rows<{ n: string }>(p, "select count(*) as n from crawler_requests where path like '/resume/%'");
     expect(Number(after[0]!.n)).toBe(1_000);
     dns.close();
+  });
+});
+
+describe('logs import: Cloudflare Logpush JSON Lines, gzip-compressed, read as such', () => {
+  it('detects the format from its fields and judges its requests like any log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logpush-'));
+    try {
+      const record = (at: string, path: string, ua: string, ip: string) =>
+        JSON.stringify({ ClientIP: ip, ClientRequestHost: shop, ClientRequestMethod: 'GET', ClientRequestURI: path, ClientRequestUserAgent: ua, EdgeResponseStatus: 200, EdgeStartTimestamp: at });
+      const file = join(dir, 'http_requests.log.gz');
+      writeFileSync(
+        file,
+        gzipSync(
+          [
+            record(at(9, '08:00:00'), '/private/logpush', GPTBOT_UA, GPTBOT_IP),
+            record(at(9, '08:00:01'), '/private/logpush', CHROME_UA, '192.0.2.9'),
+            // Nanoseconds since the epoch: Logpush's `unixnano` timestamps.
+            `${JSON.stringify({ ClientIP: GPTBOT_IP, ClientRequestHost: shop, ClientRequestMethod: 'GET', ClientRequestURI: '/logpush-nano', ClientRequestUserAgent: GPTBOT_UA, EdgeResponseStatus: 200, EdgeStartTimestamp: Date.parse(at(9, '09:00:00')) * 1_000_000 })}`,
+          ].join('\n'),
+        ),
+      );
+      const run = await p.cli(['logs', 'import', file, '--no-dns', '--json']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ format: 'cloudflare', lines: 3, crawlerRequests: 2, stored: 2, unreadable: 0 });
+      const found = await rows<{ path: string; judgement: string; at: Date }>(p, "select path, judgement::text, at from crawler_requests where path like '%logpush%' order by at");
+      expect(found.map((r) => [r.path, r.judgement, r.at.toISOString()])).toEqual([
+        ['/private/logpush', 'violation', new Date(at(9, '08:00:00')).toISOString()],
+        ['/logpush-nano', 'allowed', new Date(at(9, '09:00:00')).toISOString()],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
