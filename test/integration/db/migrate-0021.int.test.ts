@@ -58,7 +58,7 @@ describe('0021: crawler requests, their imports, user-agents and range files', (
     const [v] = await q<{ url: string; version_since: Date; version_sha256: string; rule: string }>('select url, version_since, version_sha256, rule from crawler_violations');
     expect(v).toMatchObject({ url: 'https://a.example/a', rule: 'Disallow: /' });
     expect(v!.version_since.toISOString()).toBe('2026-01-03T03:00:00.000Z');
-    const [{ sha }] = await q<{ sha: string }>("select encode(sha256, 'hex') as sha from bodies where id = 2");
+    const [{ sha } = { sha: '' }] = await q<{ sha: string }>("select encode(sha256, 'hex') as sha from bodies where id = 2");
     expect(v!.version_sha256).toBe(sha);
     const [c] = await q<{ requests: number; violations_verified: number }>('select requests, violations_verified from crawler_compliance');
     expect(c).toMatchObject({ requests: 1, violations_verified: 1 });

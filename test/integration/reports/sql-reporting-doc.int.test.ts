@@ -62,6 +62,16 @@ function serveOn(day: Day, p: Pipeline): Record<string, string | FixtureReply> {
   };
 }
 
+/** Night 3, at 10:00 and after: GPTBot (from OpenAI's ranges) reads robots.txt and crawls; a spoofer; ClaudeBot without robots.txt. */
+const ACCESS_LOG = (host: string) =>
+  [
+    `${host} 132.196.86.5 - - [04/Mar/2026:10:00:00 +0000] "GET /robots.txt HTTP/1.1" 200 64 "-" "GPTBot/1.2 (+https://openai.com/gptbot)"`,
+    `${host} 132.196.86.5 - - [04/Mar/2026:10:00:05 +0000] "GET /articles/a HTTP/1.1" 200 2048 "-" "GPTBot/1.2 (+https://openai.com/gptbot)"`,
+    `${host} 203.0.113.5 - - [04/Mar/2026:11:00:00 +0000] "GET /articles/b HTTP/1.1" 200 2048 "-" "GPTBot/1.2 (+https://openai.com/gptbot)"`,
+    `${host} 192.0.2.7 - - [04/Mar/2026:12:00:00 +0000] "GET /articles/c HTTP/1.1" 200 2048 "-" "ClaudeBot/1.0 (+claudebot@anthropic.com)"`,
+    '',
+  ].join('\n');
+
 const WALL: FixtureReply = { status: 403, body: '<title>Just a moment...</title>', headers: { 'cf-mitigated': 'challenge' } };
 
 const SITES = ['gpt', 'aiblock', 'streak', 'blip', 'fallback', 'tracked', 'big', 'lint', 'divergent', 'moved', 'walled', 'cdnpair', 'signals'] as const;
@@ -87,6 +97,11 @@ beforeAll(async () => {
   );
   await track(p, 'tracked', ['/private/report']);
   for (const day of NIGHTS) await replayNight(p, nightAt(NIGHT_0, day), serveOn(day, p));
+  // Issue 29: an access log of the gpt site, judged by its versions (GPTBot blocked from night 2).
+  const ranges = await p.cli(['crawlers', 'ranges', 'import', 'test/fixtures/crawler-ranges/openai-gptbot.json', '--source', 'gptbot']);
+  expect(ranges.code, ranges.stderr).toBe(0);
+  const imported = await p.cli(['logs', 'import', '-', '--no-dns'], ACCESS_LOG(new URL(p.origin('gpt')).hostname));
+  expect(imported.code, imported.stderr).toBe(0);
   agents = (await rows<{ token: string }>(p, 'select token from user_agents where is_default')).map((r) => r.token).sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
 }, 110_000);
 
@@ -272,6 +287,29 @@ const CASES: Record<string, Case> = {
     // Unreachable for 99 days: night 0's rules apply (D-3).
     vars: () => ({ origin: origin('fallback') }),
     rows: () => [{ line: '2', group_no: '0', user_agents: '*', kind: 'disallow', value: '/private/', policy_reason: 'D-3' }],
+  },
+  'Which crawlers ignored robots.txt since a date?': {
+    rows: () => [
+      {
+        origin: origin('gpt'),
+        crawler: 'GPTBot',
+        requests: '2',
+        violations_verified: '1',
+        violations_unverified: '0',
+        spoofed: '1',
+        read_robots_txt_first: 't',
+        last_robots_txt_fetch: '2026-03-04 10:00:00+00',
+      },
+    ],
+  },
+  'Which URLs did a crawler fetch that the robots.txt in force disallowed?': {
+    rows: () => [
+      { at: '2026-03-04 10:00:05+00', url: `${origin('gpt')}/articles/a`, identity: 'verified', rule_line: '2', rule: 'Disallow: /', version_since: night(2) },
+      { at: '2026-03-04 11:00:00+00', url: `${origin('gpt')}/articles/b`, identity: 'spoofed', rule_line: '2', rule: 'Disallow: /', version_since: night(2) },
+    ],
+  },
+  'Which crawlers crawl without reading robots.txt first?': {
+    rows: () => [{ origin: origin('gpt'), crawler: 'ClaudeBot', requests: '1', first_request: '2026-03-04 12:00:00+00', first_robots_txt_fetch: '' }],
   },
   'How did the last seven runs go?': {
     rows: () =>
