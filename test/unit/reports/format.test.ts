@@ -129,6 +129,7 @@ describe('docs/reports.md', () => {
     const { FAILING_COLUMNS } = await import('../../../src/reports/report-failing.js');
     const { LINT_COLUMNS } = await import('../../../src/reports/report-lint.js');
     const { PORTABILITY_COLUMNS } = await import('../../../src/reports/report-portability.js');
+    const { COMPLIANCE_COLUMNS, VIOLATIONS_COLUMNS } = await import('../../../src/reports/report-compliance.js');
     const sections: [string, readonly ReportColumn[]][] = [
       ['status', STATUS_COLUMNS],
       ['changes', CHANGES_COLUMNS],
@@ -139,6 +140,8 @@ describe('docs/reports.md', () => {
       ['failing', FAILING_COLUMNS],
       ['lint', LINT_COLUMNS],
       ['portability', PORTABILITY_COLUMNS],
+      ['compliance', COMPLIANCE_COLUMNS],
+      ['violations', VIOLATIONS_COLUMNS],
     ];
     for (const [name, columns] of sections) {
       const section = doc.split(`\n## ${name}\n`)[1]?.split('\n## ')[0];
