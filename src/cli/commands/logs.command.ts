@@ -129,6 +129,7 @@ export function summaryText(s: LogImportSummary): string {
     `import #${s.importId} (${s.format}): ${n(s.lines)} lines read${s.resumedAfter > 0 ? ` (resumed after line ${n(s.resumedAfter)})` : ''}, ${n(s.crawlerRequests)} crawler requests, ` +
       `${n(s.stored)} stored${s.alreadyStored > 0 ? `, ${n(s.alreadyStored)} already stored` : ''}, ${n(s.unmatched)} for hosts no site has, ${n(s.unreadable)} lines could not be read`,
   ];
+  if (s.dnsStopped !== null) out.push(`reverse DNS stopped: ${s.dnsStopped}; the requests it would have checked after that are unverifiable`);
   if (s.alerts > 0) out.push(`${n(s.alerts)} alerts (crawler_ignored_robots, crawler_spoofed): robots-audit report alerts`);
   const hosts = [...s.unmatchedHosts].sort((a, b) => b[1] - a[1]).slice(0, 5);
   if (hosts.length > 0) out.push(`hosts without a site: ${hosts.map(([h, c]) => `${terminalText(h === '' ? '(none)' : h)} (${n(c)})`).join(', ')}`);

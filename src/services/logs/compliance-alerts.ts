@@ -13,6 +13,7 @@ import { raiseSiteAlerts } from '../../db/night-store/alerts.js';
 import type { SiteAlert } from '../../db/night-store/alerts.js';
 import type { LogAlertKind } from '../../night/vocabulary.js';
 import { SEVERITY_OF } from '../alerting/alert-rules.js';
+import { boundAlertDetails, boundTitle } from '../alerting/alert-bounds.js';
 import { MAX_COMPLIANCE_EXAMPLES_PER_ALERT } from '../alerting/size-limits.js';
 
 /** One site x crawler x night's findings, as the query below groups them. */
@@ -60,11 +61,12 @@ function draftOf(f: Finding): SiteAlert {
       dedupeKey: complianceAlertKey(f.kind, f.run_id, f.site_id, f.crawler),
       severity: SEVERITY_OF[f.kind],
       kind: f.kind,
-      title,
+      title: boundTitle(title),
       runId: String(f.run_id),
       siteId: String(f.site_id),
       origin: f.origin,
-      details: {
+      // A logged path may be 64 KiB: every string cut, the whole within MAX_ALERT_DETAILS_BYTES.
+      details: boundAlertDetails({
         compliance: {
           crawler: f.crawler,
           requests: f.requests,
@@ -72,7 +74,7 @@ function draftOf(f: Finding): SiteAlert {
           lastAt: f.last_at.toISOString(),
           examples: f.examples.map((e) => ({ url: e.url, at: new Date(e.at).toISOString(), rule: e.rule, ...(f.kind === 'crawler_spoofed' && e.ip !== null ? { ip: e.ip } : {}) })),
         },
-      },
+      }),
     },
   };
 }

@@ -56,6 +56,8 @@ export interface LogImportOptions {
   checkpointLines?: number;
   /** Reverse DNS lookups in flight at once. */
   dnsConcurrency?: number;
+  /** Distinct addresses looked up at most; past it, requests DNS would check are unverifiable. */
+  maxDnsAddresses?: number;
   onProgress?: (progress: LogImportProgress) => void;
 }
 
@@ -83,6 +85,8 @@ export interface LogImportSummary {
   /** The first lines that could not be read (the text as read: show it escaped). */
   errors: { line: number; reason: string; text: string }[];
   alerts: number;
+  /** Why reverse DNS stopped being asked during the import (its later requests unverifiable); null when it never did. */
+  dnsStopped: string | null;
   /** The alert deliveries this import created: queued by the caller (or by the scheduler's reconcile loop). */
   deliveryIds: number[];
 }
@@ -91,6 +95,14 @@ export const LOG_IMPORT_DEFAULTS = {
   batchRequests: 2_000,
   checkpointLines: 200_000,
   dnsConcurrency: 16,
+  /**
+   * Distinct addresses an import looks up at most: the crawlers of a real log come from a few
+   * thousand; a log whose every line claims Googlebot from another address would otherwise cost
+   * a lookup each (seconds each on a slow resolver).
+   */
+  maxDnsAddresses: 20_000,
+  /** Failed lookups in a row after which an import asks DNS no more (a resolver that is down). */
+  dnsFailuresToStop: 32,
   /** Unreadable lines shown in the summary and kept with the import. */
   maxErrorsShown: 5,
   /** The bytes of the log's start hashed into the import's key. */
@@ -163,6 +175,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
     unreadable: 0,
     errors: [],
     alerts: 0,
+    dnsStopped: null,
     deliveryIds: [],
   };
 
@@ -231,6 +244,8 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
     });
   };
 
+  const dnsAsked = new Set<string>();
+  let dnsFailuresInARow = 0;
   const reverseDnsOf = async (batch: readonly PendingRequest[]): Promise<Map<string, ReverseDnsAnswer>> => {
     const answers = new Map<string, ReverseDnsAnswer>();
     const dns = options.reverseDns;
@@ -243,9 +258,21 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
     const wanted = [...new Set(batch.filter(asks).map((p) => p.request.clientIp))];
     let next = 0;
     const worker = async () => {
-      while (next < wanted.length) {
+      while (next < wanted.length && summary.dnsStopped === null) {
         const ip = wanted[next++] as string;
-        answers.set(ip, await dns.check(ip));
+        // A log built to cost DNS time (every line another address) or a dead resolver: each is
+        // bounded, and what is left is unverifiable, with the reason in the summary.
+        if (!dnsAsked.has(ip)) {
+          if (dnsAsked.size >= (options.maxDnsAddresses ?? LOG_IMPORT_DEFAULTS.maxDnsAddresses)) {
+            summary.dnsStopped = `${dnsAsked.size} addresses looked up, the most an import asks (maxDnsAddresses)`;
+            return;
+          }
+          dnsAsked.add(ip);
+        }
+        const answer = await dns.check(ip);
+        answers.set(ip, answer);
+        dnsFailuresInARow = answer.kind === 'failed' ? dnsFailuresInARow + 1 : 0;
+        if (dnsFailuresInARow >= LOG_IMPORT_DEFAULTS.dnsFailuresToStop) summary.dnsStopped = `${dnsFailuresInARow} lookups in a row failed (the last: ${answer.kind === 'failed' ? answer.reason : ''})`;
       }
     };
     await Promise.all(Array.from({ length: Math.min(options.dnsConcurrency ?? LOG_IMPORT_DEFAULTS.dnsConcurrency, wanted.length) }, worker));

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline } from '../../helpers/pipeline.js';
 import type { Pipeline } from '../../helpers/pipeline.js';
 import { addSites, nightAt, replayNight, rows } from '../../helpers/nightly.js';
-import { startDnsmasq } from '../../helpers/dnsmasq.js';
+import { startDnsmasq, startSilentDnsServer } from '../../helpers/dnsmasq.js';
 import type { Dnsmasq } from '../../helpers/dnsmasq.js';
 import { importLog } from '../../../src/services/logs/log-import.service.js';
 import { createReverseDnsChecker } from '../../../src/http/reverse-dns.js';
@@ -270,6 +270,48 @@ describe('logs import: Cloudflare Logpush JSON Lines, gzip-compressed, read as s
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('logs import: DNS costs are bounded', () => {
+  const bingbotLog = (n: number, minute: string) =>
+    `${Array.from({ length: n }, (_, i) => line(shop, `198.18.${Math.floor(i / 250)}.${(i % 250) + 1}`, at(9, `${minute}:${String(i % 60).padStart(2, '0')}`), `/dns/${minute}/${i}`, BINGBOT_UA)).join('\n')}\n`;
+
+  it('a resolver that does not answer: asked no more after 32 failures in a row, the rest unverifiable', async () => {
+    const silent = await startSilentDnsServer();
+    try {
+      const dns = createReverseDnsChecker({ servers: [silent.server], timeoutMs: 100, tries: 1 });
+      const started = Date.now();
+      const summary = await importLog(p.db.pool, { input: { stream: Readable.from([Buffer.from(bingbotLog(200, '20'))]), name: '-' }, format: 'vhost-combined', reverseDns: dns });
+      dns.close();
+      expect(summary.stored).toBe(200);
+      expect(summary.dnsStopped).toMatch(/^\d+ lookups in a row failed/);
+      // 200 lookups of 100 ms, 16 at a time, would take 1.3 s at least; stopped after about 32.
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const identities = await rows<{ identity: string; n: string }>(p, "select identity::text, count(*) as n from crawler_requests where path like '/dns/20/%' group by 1");
+      expect(identities).toEqual([{ identity: 'unverifiable', n: '200' }]);
+    } finally {
+      await silent.stop();
+    }
+  });
+
+  it('a log whose every line is another address: at most maxDnsAddresses looked up', async () => {
+    const dns = createReverseDnsChecker({ servers: [dnsmasq.server], timeoutMs: 500, tries: 1 });
+    const summary = await importLog(p.db.pool, {
+      input: { stream: Readable.from([Buffer.from(bingbotLog(60, '21'))]), name: '-' },
+      format: 'vhost-combined',
+      reverseDns: dns,
+      maxDnsAddresses: 10,
+    });
+    dns.close();
+    expect(summary.stored).toBe(60);
+    expect(summary.dnsStopped).toBe('10 addresses looked up, the most an import asks (maxDnsAddresses)');
+    // The ten looked up have no PTR (spoofed); the rest could not be checked.
+    const identities = await rows<{ identity: string; n: string }>(p, "select identity::text, count(*) as n from crawler_requests where path like '/dns/21/%' group by 1 order by 1");
+    expect(identities).toEqual([
+      { identity: 'spoofed', n: '10' },
+      { identity: 'unverifiable', n: '50' },
+    ]);
   });
 });
 
