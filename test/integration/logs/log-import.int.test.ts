@@ -315,6 +315,30 @@ describe('logs import: DNS costs are bounded', () => {
   });
 });
 
+describe('logs import: a hostile line', () => {
+  it('a 60 KiB path in 25 violations: the alert lists 20, every string cut, its details within 64 KiB', async () => {
+    const long = `/private/${'x'.repeat(60_000)}`;
+    // Googlebot, from Google's published ranges: no alert of it yet.
+    const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+    const text = `${Array.from({ length: 25 }, (_, i) => line(shop, '192.178.4.5', at(10, `12:00:${String(i).padStart(2, '0')}`), `${long}${i}`, googlebot)).join('\n')}\n`;
+    const summary = await importLog(p.db.pool, { input: { stream: Readable.from([Buffer.from(text)]), name: '-' }, format: 'vhost-combined', reverseDns: null });
+    expect(summary).toMatchObject({ stored: 25, unreadable: 0, alerts: 1 });
+    const [alert] = await rows<{ bytes: number; examples: number; requests: number; url: string }>(
+      p,
+      `select octet_length(details::text) as bytes, jsonb_array_length(details->'compliance'->'examples') as examples,
+              (details->'compliance'->>'requests')::int as requests, details->'compliance'->'examples'->0->>'url' as url
+       from alerts a join audit_runs r on r.id = a.run_id
+       where a.kind = 'crawler_ignored_robots' and a.details->'compliance'->>'crawler' = 'Googlebot' and r.run_at = $1`,
+      // The night whose version was in force: night 9 saw V2 again after the 5xx night.
+      [nightAt(NIGHT_0, 9)],
+    );
+    expect(alert!.bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(alert!.requests).toBe(25);
+    expect(alert!.examples).toBeLessThanOrEqual(20);
+    expect(alert!.url).toMatch(/… \(\d+ more characters\)$/);
+  });
+});
+
 describe('logs import: mistakes are one clear line', () => {
   it.each([
     [['logs', 'import', '/nonexistent/access.log'], 1, /logs import: .*ENOENT|no such file/i],
