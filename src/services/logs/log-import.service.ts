@@ -28,7 +28,8 @@ import type { ReverseDnsAnswer } from '../../crawlers/identity/index.js';
 import { catalogue, isBoundByRobotsTxt } from '../../crawlers/index.js';
 import { RangeBook } from '../../compliance/range-book.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
-import { readLogLines, LOG_MAX_LINE_BYTES } from './line-source.js';
+import { readLogLineBatches, LOG_MAX_LINE_BYTES } from './line-source.js';
+import type { LogLine } from './line-source.js';
 import { SiteJudges } from './site-judges.js';
 import { raiseComplianceAlerts } from './compliance-alerts.js';
 
@@ -121,20 +122,25 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   const judges = new SiteJudges(pool);
   const agentIds = new Map<string, number>();
 
-  const open = () => readLogLines(typeof options.input === 'string' ? options.input : options.input.stream, { maxLineBytes: LOG_MAX_LINE_BYTES });
-  let lines = open()[Symbol.asyncIterator]();
-  // The log's start: the format (when not given) and the import's key.
-  const head: { lineNo: number; text: string }[] = [];
+  const open = () => readLogLineBatches(typeof options.input === 'string' ? options.input : options.input.stream, { maxLineBytes: LOG_MAX_LINE_BYTES });
+  let batches = open()[Symbol.asyncIterator]();
+  // The log's start: the format (when not given) and the import's key. The batches read for it
+  // are read again below.
+  const head: LogLine[][] = [];
+  const keyLines: { lineNo: number; text: string }[] = [];
   let headBytes = 0;
   while (headBytes < LOG_IMPORT_DEFAULTS.keyBytes) {
-    const next = await lines.next();
+    const next = await batches.next();
     if (next.done) break;
-    const line = next.value;
-    const text = 'tooLong' in line ? line.prefix : line.text;
-    head.push({ lineNo: line.lineNo, text });
-    headBytes += text.length + 1;
+    head.push(next.value);
+    for (const line of next.value) {
+      if (headBytes >= LOG_IMPORT_DEFAULTS.keyBytes) break;
+      const text = 'tooLong' in line ? line.prefix : line.text;
+      keyLines.push({ lineNo: line.lineNo, text });
+      headBytes += text.length + 1;
+    }
   }
-  const format = options.format === 'auto' ? detectLogFormat(head.slice(0, 20).map((l) => l.text).filter((t) => t.trim() !== '')) : options.format;
+  const format = options.format === 'auto' ? detectLogFormat(keyLines.slice(0, 20).map((l) => l.text).filter((t) => t.trim() !== '')) : options.format;
   if (format === null) throw new Error(`${name}: not a log format this reads (combined, vhost-combined, jsonl, cloudflare); give --format`);
   const reader = logLineReader(format, options.fields);
   if (fixedSite === null && (format === 'combined' || (format === 'jsonl' && options.fields?.host === undefined))) {
@@ -142,7 +148,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   }
   const key = createHash('sha256')
     .update(JSON.stringify([format, options.fields ?? null, fixedSite?.id ?? null]))
-    .update(head.map((l) => l.text).join('\n'))
+    .update(keyLines.map((l) => l.text).join('\n'))
     .digest();
   const row = await openImport(pool, { key, name, format, siteId: fixedSite?.id ?? null });
 
@@ -261,81 +267,87 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   const replay = async function* () {
     yield* head;
     for (;;) {
-      const next = await lines.next();
+      const next = await batches.next();
       if (next.done) return;
       yield next.value;
     }
   };
 
-  let lastLine = { lineNo: 0, text: '' };
-  let source: AsyncGenerator<{ lineNo: number; text?: string; tooLong?: true; prefix?: string }> = replay();
-  for (;;) {
+  // The last line read: where the final checkpoint goes (two variables: nothing allocated a line).
+  let lastLineNo = 0;
+  let lastText = '';
+  let source: AsyncGenerator<LogLine[]> = replay();
+  // A batch's lines are taken in a plain loop: the only awaits are the flushes and a restart.
+  read: for (;;) {
     const next = await source.next();
     if (next.done) break;
-    const line = next.value;
-    const text = line.tooLong === true ? (line.prefix ?? '') : (line.text ?? '');
-    if (line.lineNo <= resumeAfter) {
-      if (line.lineNo === resumeAfter && row.checkpoint !== null && !createHash('sha256').update(text).digest().equals(row.checkpoint)) {
-        // Not the file this import stopped in (the same first bytes, then others): start it over.
-        if (typeof options.input !== 'string') throw new Error(`${name}: differs from the import it resumes after line ${resumeAfter}; import it as a file, or under another --site`);
-        await restartImport(pool, row.id);
-        resumeAfter = 0;
-        lines = open()[Symbol.asyncIterator]();
-        head.length = 0;
-        source = replay();
+    for (const line of next.value) {
+      const text = 'tooLong' in line ? line.prefix : line.text;
+      if (line.lineNo <= resumeAfter) {
+        if (line.lineNo === resumeAfter && row.checkpoint !== null && !createHash('sha256').update(text).digest().equals(row.checkpoint)) {
+          // Not the file this import stopped in (the same first bytes, then others): start it over.
+          if (typeof options.input !== 'string') throw new Error(`${name}: differs from the import it resumes after line ${resumeAfter}; import it as a file, or under another --site`);
+          await restartImport(pool, row.id);
+          resumeAfter = 0;
+          batches = open()[Symbol.asyncIterator]();
+          head.length = 0;
+          source = replay();
+          continue read;
+        }
+        summary.resumedAfter = line.lineNo;
+        lastLineNo = line.lineNo;
+        lastText = text;
         continue;
       }
-      summary.resumedAfter = line.lineNo;
-      lastLine = { lineNo: line.lineNo, text };
-      continue;
-    }
-    summary.lines++;
-    sinceCheckpoint.lines++;
-    lastLine = { lineNo: line.lineNo, text };
-    if (line.tooLong === true) {
-      unreadable(line.lineNo, `longer than ${LOG_MAX_LINE_BYTES} bytes`, text);
-    } else if (text.trim() !== '') {
-      let userAgent = reader.userAgentOf(text);
-      let parsed = userAgent === null ? reader.parse(text) : null;
-      if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
-      else {
-        userAgent ??= (parsed as LogRequest).userAgent;
-        // A JSON line's pre-filter is the whole line: the parsed user-agent decides.
-        let token = claimedToken(userAgent);
-        if (token !== null) {
-          parsed ??= reader.parse(text);
-          if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
-          else if ((token = claimedToken(parsed.userAgent)) !== null) {
-            summary.crawlerRequests++;
-            sinceCheckpoint.crawlerLines++;
-            const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));
-            if (site === undefined) {
-              summary.unmatched++;
-              sinceCheckpoint.unmatched++;
-              const host = parsed.host ?? '';
-              if (summary.unmatchedHosts.has(host) || summary.unmatchedHosts.size < LOG_IMPORT_DEFAULTS.maxUnmatchedHosts) summary.unmatchedHosts.set(host, (summary.unmatchedHosts.get(host) ?? 0) + 1);
-            } else {
-              const second = Math.floor(parsed.at.getTime() / 1000);
-              if (second !== ordinalSecond) {
-                ordinalSecond = second;
-                ordinals.clear();
+      summary.lines++;
+      sinceCheckpoint.lines++;
+      lastLineNo = line.lineNo;
+      lastText = text;
+      if ('tooLong' in line) {
+        unreadable(line.lineNo, `longer than ${LOG_MAX_LINE_BYTES} bytes`, text);
+      } else if (text.trim() !== '') {
+        let userAgent = reader.userAgentOf(text);
+        let parsed = userAgent === null ? reader.parse(text) : null;
+        if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+        else {
+          userAgent ??= (parsed as LogRequest).userAgent;
+          // A JSON line's pre-filter is the whole line: the parsed user-agent decides.
+          let token = claimedToken(userAgent);
+          if (token !== null) {
+            parsed ??= reader.parse(text);
+            if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+            else if ((token = claimedToken(parsed.userAgent)) !== null) {
+              summary.crawlerRequests++;
+              sinceCheckpoint.crawlerLines++;
+              const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));
+              if (site === undefined) {
+                summary.unmatched++;
+                sinceCheckpoint.unmatched++;
+                const host = parsed.host ?? '';
+                if (summary.unmatchedHosts.has(host) || summary.unmatchedHosts.size < LOG_IMPORT_DEFAULTS.maxUnmatchedHosts) summary.unmatchedHosts.set(host, (summary.unmatchedHosts.get(host) ?? 0) + 1);
+              } else {
+                const second = Math.floor(parsed.at.getTime() / 1000);
+                if (second !== ordinalSecond) {
+                  ordinalSecond = second;
+                  ordinals.clear();
+                }
+                const hash = createHash('sha256').update(text).digest();
+                const hex = hash.toString('hex');
+                const ordinal = ordinals.get(hex) ?? 0;
+                ordinals.set(hex, ordinal + 1);
+                const lineKey = Buffer.alloc(16);
+                hash.copy(lineKey, 0, 0, 12);
+                lineKey.writeUInt32BE(ordinal, 12);
+                pending.push({ request: parsed, token, site, lineKey });
               }
-              const hash = createHash('sha256').update(text).digest();
-              const hex = hash.toString('hex');
-              const ordinal = ordinals.get(hex) ?? 0;
-              ordinals.set(hex, ordinal + 1);
-              const lineKey = Buffer.alloc(16);
-              hash.copy(lineKey, 0, 0, 12);
-              lineKey.writeUInt32BE(ordinal, 12);
-              pending.push({ request: parsed, token, site, lineKey });
             }
           }
         }
       }
+      if (pending.length >= batchRequests || sinceCheckpoint.lines >= checkpointLines) await flush(line.lineNo, text);
     }
-    if (pending.length >= batchRequests || sinceCheckpoint.lines >= checkpointLines) await flush(line.lineNo, text);
   }
-  if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLine.lineNo, lastLine.text);
+  if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLineNo, lastText);
   await finishImport(pool, row.id);
   summary.alerts = await raiseComplianceAlerts(pool, row.id);
   return summary;
