@@ -8,15 +8,16 @@
  * 3. it is judged by the site's robots.txt in force when it was made (src/compliance), and stored
  *    with the import's checkpoint, a batch a transaction; lines stored before add nothing;
  * 4. at the end, the import's verified violations and spoofed claims raise their alerts.
- * Memory is bounded by the batch, the sites held (`MAX_JUDGED_SITES`) and the caches, never by the
- * log's size. An interrupted import run again resumes after its last committed line.
+ * Memory is bounded by two batches (one stored while the next is read), the sites held
+ * (`MAX_JUDGED_SITES`) and the caches, never by the log's size. An interrupted import run again
+ * resumes after its last committed line.
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.js';
 import { advanceImport, finishImport, openImport, rangeFiles, restartImport, sitesByHost, storeCrawlerRequests } from '../../db/compliance.repo.js';
-import type { CrawlerRequestRow, SiteByHost } from '../../db/compliance.repo.js';
+import type { CrawlerRequestRow, ImportProgress, SiteByHost } from '../../db/compliance.repo.js';
 import { detectLogFormat, logLineReader } from '../../logs/log-formats.js';
 import type { LogFormat } from '../../logs/log-formats.js';
 import type { JsonFieldMapping } from '../../logs/json-lines.js';
@@ -175,13 +176,24 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   let ordinalSecond = Number.NaN;
   const ordinals = new Map<string, number>();
 
+  // A batch is judged and stored while the next one is read (Postgres works on another core, and
+  // the reading goes on while it does); a flush first waits for the batch before it, so batches
+  // commit in order and a checkpoint never passes a line not stored. Two batches are held at most.
+  let storing: Promise<void> = Promise.resolve();
   const flush = async (lineNo: number, lineText: string) => {
+    await storing;
     const batch = pending;
     pending = [];
-    const rows = await judgeBatch(batch);
-    const checkpoint = createHash('sha256').update(lineText).digest();
     const counts = sinceCheckpoint;
     sinceCheckpoint = { crawlerLines: 0, unreadable: 0, unmatched: 0, errors: [], lines: 0 };
+    storing = store(batch, counts, lineNo, lineText);
+    // Its failure is thrown where it is awaited: by the next flush, or at the end.
+    storing.catch(() => {});
+  };
+
+  const store = async (batch: readonly PendingRequest[], counts: Omit<ImportProgress, 'linesDone' | 'checkpoint'>, lineNo: number, lineText: string) => {
+    const rows = await judgeBatch(batch);
+    const checkpoint = createHash('sha256').update(lineText).digest();
     const stored = await inTransaction(pool, async (client) => {
       const n = await storeCrawlerRequests(client, row.id, rows, agentIds);
       await advanceImport(client, row.id, { linesDone: lineNo, checkpoint, ...counts }, n, LOG_IMPORT_DEFAULTS.maxErrorsShown);
@@ -278,76 +290,83 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   let lastText = '';
   let source: AsyncGenerator<LogLine[]> = replay();
   // A batch's lines are taken in a plain loop: the only awaits are the flushes and a restart.
-  read: for (;;) {
-    const next = await source.next();
-    if (next.done) break;
-    for (const line of next.value) {
-      const text = 'tooLong' in line ? line.prefix : line.text;
-      if (line.lineNo <= resumeAfter) {
-        if (line.lineNo === resumeAfter && row.checkpoint !== null && !createHash('sha256').update(text).digest().equals(row.checkpoint)) {
-          // Not the file this import stopped in (the same first bytes, then others): start it over.
-          if (typeof options.input !== 'string') throw new Error(`${name}: differs from the import it resumes after line ${resumeAfter}; import it as a file, or under another --site`);
-          await restartImport(pool, row.id);
-          resumeAfter = 0;
-          batches = open()[Symbol.asyncIterator]();
-          head.length = 0;
-          source = replay();
-          continue read;
+  try {
+    read: for (;;) {
+      const next = await source.next();
+      if (next.done) break;
+      for (const line of next.value) {
+        const text = 'tooLong' in line ? line.prefix : line.text;
+        if (line.lineNo <= resumeAfter) {
+          if (line.lineNo === resumeAfter && row.checkpoint !== null && !createHash('sha256').update(text).digest().equals(row.checkpoint)) {
+            // Not the file this import stopped in (the same first bytes, then others): start it over.
+            if (typeof options.input !== 'string') throw new Error(`${name}: differs from the import it resumes after line ${resumeAfter}; import it as a file, or under another --site`);
+            await restartImport(pool, row.id);
+            resumeAfter = 0;
+            batches = open()[Symbol.asyncIterator]();
+            head.length = 0;
+            source = replay();
+            continue read;
+          }
+          summary.resumedAfter = line.lineNo;
+          lastLineNo = line.lineNo;
+          lastText = text;
+          continue;
         }
-        summary.resumedAfter = line.lineNo;
+        summary.lines++;
+        sinceCheckpoint.lines++;
         lastLineNo = line.lineNo;
         lastText = text;
-        continue;
-      }
-      summary.lines++;
-      sinceCheckpoint.lines++;
-      lastLineNo = line.lineNo;
-      lastText = text;
-      if ('tooLong' in line) {
-        unreadable(line.lineNo, `longer than ${LOG_MAX_LINE_BYTES} bytes`, text);
-      } else if (text.trim() !== '') {
-        let userAgent = reader.userAgentOf(text);
-        let parsed = userAgent === null ? reader.parse(text) : null;
-        if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
-        else {
-          userAgent ??= (parsed as LogRequest).userAgent;
-          // A JSON line's pre-filter is the whole line: the parsed user-agent decides.
-          let token = claimedToken(userAgent);
-          if (token !== null) {
-            parsed ??= reader.parse(text);
-            if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
-            else if ((token = claimedToken(parsed.userAgent)) !== null) {
-              summary.crawlerRequests++;
-              sinceCheckpoint.crawlerLines++;
-              const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));
-              if (site === undefined) {
-                summary.unmatched++;
-                sinceCheckpoint.unmatched++;
-                const host = parsed.host ?? '';
-                if (summary.unmatchedHosts.has(host) || summary.unmatchedHosts.size < LOG_IMPORT_DEFAULTS.maxUnmatchedHosts) summary.unmatchedHosts.set(host, (summary.unmatchedHosts.get(host) ?? 0) + 1);
-              } else {
-                const second = Math.floor(parsed.at.getTime() / 1000);
-                if (second !== ordinalSecond) {
-                  ordinalSecond = second;
-                  ordinals.clear();
+        if ('tooLong' in line) {
+          unreadable(line.lineNo, `longer than ${LOG_MAX_LINE_BYTES} bytes`, text);
+        } else if (text.trim() !== '') {
+          let userAgent = reader.userAgentOf(text);
+          let parsed = userAgent === null ? reader.parse(text) : null;
+          if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+          else {
+            userAgent ??= (parsed as LogRequest).userAgent;
+            // A JSON line's pre-filter is the whole line: the parsed user-agent decides.
+            let token = claimedToken(userAgent);
+            if (token !== null) {
+              parsed ??= reader.parse(text);
+              if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+              else if ((token = claimedToken(parsed.userAgent)) !== null) {
+                summary.crawlerRequests++;
+                sinceCheckpoint.crawlerLines++;
+                const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));
+                if (site === undefined) {
+                  summary.unmatched++;
+                  sinceCheckpoint.unmatched++;
+                  const host = parsed.host ?? '';
+                  if (summary.unmatchedHosts.has(host) || summary.unmatchedHosts.size < LOG_IMPORT_DEFAULTS.maxUnmatchedHosts) summary.unmatchedHosts.set(host, (summary.unmatchedHosts.get(host) ?? 0) + 1);
+                } else {
+                  const second = Math.floor(parsed.at.getTime() / 1000);
+                  if (second !== ordinalSecond) {
+                    ordinalSecond = second;
+                    ordinals.clear();
+                  }
+                  const hash = createHash('sha256').update(text).digest();
+                  const hex = hash.toString('hex');
+                  const ordinal = ordinals.get(hex) ?? 0;
+                  ordinals.set(hex, ordinal + 1);
+                  const lineKey = Buffer.alloc(16);
+                  hash.copy(lineKey, 0, 0, 12);
+                  lineKey.writeUInt32BE(ordinal, 12);
+                  pending.push({ request: parsed, token, site, lineKey });
                 }
-                const hash = createHash('sha256').update(text).digest();
-                const hex = hash.toString('hex');
-                const ordinal = ordinals.get(hex) ?? 0;
-                ordinals.set(hex, ordinal + 1);
-                const lineKey = Buffer.alloc(16);
-                hash.copy(lineKey, 0, 0, 12);
-                lineKey.writeUInt32BE(ordinal, 12);
-                pending.push({ request: parsed, token, site, lineKey });
               }
             }
           }
         }
+        if (pending.length >= batchRequests || sinceCheckpoint.lines >= checkpointLines) await flush(line.lineNo, text);
       }
-      if (pending.length >= batchRequests || sinceCheckpoint.lines >= checkpointLines) await flush(line.lineNo, text);
     }
+    if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLineNo, lastText);
+    await storing;
+  } catch (err) {
+    // A failed read leaves no batch being stored behind it: what is committed is settled when this throws.
+    await storing.catch(() => {});
+    throw err;
   }
-  if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLineNo, lastText);
   await finishImport(pool, row.id);
   summary.alerts = await raiseComplianceAlerts(pool, row.id);
   return summary;
