@@ -54,16 +54,22 @@ export interface StoredVersion {
   rulesBodyId: number | null;
 }
 
-/** A site's versions, oldest first: the nights that may have changed what a crawler reads. */
-export async function siteVersions(db: Queryable, siteId: number): Promise<StoredVersion[]> {
-  const { rows } = await db.query<{ run_id: number; run_at: Date; policy: PolicyKind; rules_body_id: number | null; seen_before: Date | null }>({
-    name: 'compliance-site-versions',
-    text: `select v.run_id, v.run_at, v.policy, v.rules_body_id,
+/**
+ * The versions of the given sites, each site's oldest first, in one query: the first batch of a
+ * log names most of its sites, and a query a site was a round trip each (docs/benchmarks.md, logs).
+ */
+export async function versionsOfSites(db: Queryable, siteIds: readonly number[]): Promise<Map<number, StoredVersion[]>> {
+  const bySite = new Map<number, StoredVersion[]>(siteIds.map((id) => [id, []]));
+  if (siteIds.length === 0) return bySite;
+  const { rows } = await db.query<{ site_id: number; run_id: number; run_at: Date; policy: PolicyKind; rules_body_id: number | null; seen_before: Date | null }>({
+    name: 'compliance-sites-versions',
+    text: `select v.site_id, v.run_id, v.run_at, v.policy, v.rules_body_id,
                   (select max(n.run_at) from snapshots n where n.site_id = v.site_id and n.run_at < v.run_at) as seen_before
-           from site_rule_nights v where v.site_id = $1 order by v.run_at, v.run_id`,
-    values: [siteId],
+           from site_rule_nights v where v.site_id = any($1::int[]) order by v.site_id, v.run_at, v.run_id`,
+    values: [pgArray(siteIds, (id) => id)],
   });
-  return rows.map((r) => ({ runId: r.run_id, from: r.run_at, seenBefore: r.seen_before, policy: r.policy, rulesBodyId: r.rules_body_id }));
+  for (const r of rows) bySite.get(r.site_id)?.push({ runId: r.run_id, from: r.run_at, seenBefore: r.seen_before, policy: r.policy, rulesBodyId: r.rules_body_id });
+  return bySite;
 }
 
 /** The bytes of the given bodies, by id. */

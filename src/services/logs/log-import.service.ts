@@ -8,28 +8,31 @@
  * 3. it is judged by the site's robots.txt in force when it was made (src/compliance), and stored
  *    with the import's checkpoint, a batch a transaction; lines stored before add nothing;
  * 4. at the end, the import's verified violations and spoofed claims raise their alerts.
- * Memory is bounded by the batch, the sites held (`MAX_JUDGED_SITES`) and the caches, never by the
- * log's size. An interrupted import run again resumes after its last committed line.
+ * Memory is bounded by two batches (one stored while the next is read), the sites held
+ * (`MAX_JUDGED_SITES`) and the caches, never by the log's size. An interrupted import run again
+ * resumes after its last committed line.
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.js';
 import { advanceImport, finishImport, openImport, rangeFiles, restartImport, siteByOrigin, sitesByHost, storeCrawlerRequests } from '../../db/compliance.repo.js';
-import type { CrawlerRequestRow, SiteByHost } from '../../db/compliance.repo.js';
+import type { CrawlerRequestRow, ImportProgress, SiteByHost } from '../../db/compliance.repo.js';
 import { detectLogFormat, logLineReader } from '../../logs/log-formats.js';
 import type { LogFormat } from '../../logs/log-formats.js';
 import type { JsonFieldMapping } from '../../logs/json-lines.js';
 import { isLogLineError } from '../../logs/log-request.js';
 import type { LogRequest } from '../../logs/log-request.js';
 import { compileAgentMatcher } from '../../crawlers/identity/agent-match.js';
+import type { AgentMatcher } from '../../crawlers/identity/agent-match.js';
 import { judgeIdentity, needsReverseDns } from '../../crawlers/identity/index.js';
 import type { ReverseDnsAnswer } from '../../crawlers/identity/index.js';
 import { catalogue, isBoundByRobotsTxt } from '../../crawlers/index.js';
 import { RangeBook } from '../../compliance/range-book.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
 import { normalizeOrigin } from '../../robots/origin.js';
-import { readLogLines, LOG_MAX_LINE_BYTES } from './line-source.js';
+import { readLogLineBatches, LOG_MAX_LINE_BYTES } from './line-source.js';
+import type { LogLine } from './line-source.js';
 import { SiteJudges } from './site-judges.js';
 import { raiseComplianceAlerts } from './compliance-alerts.js';
 
@@ -109,6 +112,9 @@ export const LOG_IMPORT_DEFAULTS = {
   keyBytes: 64 * 1024,
   /** Distinct hosts without a site counted for the summary (the rest are counted together). */
   maxUnmatchedHosts: 1_000,
+  /** User-agents whose claim is remembered (all forgotten when full), and the longest remembered: 10 MB at most. */
+  claimsRemembered: 10_000,
+  claimRememberedChars: 512,
 } as const;
 
 interface PendingRequest {
@@ -131,25 +137,30 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   const fixedSite = options.siteOrigin === undefined ? null : await siteOf(pool, hosts, options.siteOrigin);
   const { rows: agentRows } = await pool.query<{ token: string }>('select token from user_agents');
   const tokens = [...new Set([...catalogue().map((c) => c.token), ...agentRows.map((r) => r.token)])].filter((t) => t !== '*');
-  const claimedToken = compileAgentMatcher(tokens);
+  const claimedToken = rememberedClaims(compileAgentMatcher(tokens));
   const ranges = new RangeBook(await rangeFiles(pool));
   const judges = new SiteJudges(pool);
   const agentIds = new Map<string, number>();
 
-  const open = () => readLogLines(typeof options.input === 'string' ? options.input : options.input.stream, { maxLineBytes: LOG_MAX_LINE_BYTES });
-  let lines = open()[Symbol.asyncIterator]();
-  // The log's start: the format (when not given) and the import's key.
-  const head: { lineNo: number; text: string }[] = [];
+  const open = () => readLogLineBatches(typeof options.input === 'string' ? options.input : options.input.stream, { maxLineBytes: LOG_MAX_LINE_BYTES });
+  let batches = open()[Symbol.asyncIterator]();
+  // The log's start: the format (when not given) and the import's key. The batches read for it
+  // are read again below.
+  const head: LogLine[][] = [];
+  const keyLines: { lineNo: number; text: string }[] = [];
   let headBytes = 0;
   while (headBytes < LOG_IMPORT_DEFAULTS.keyBytes) {
-    const next = await lines.next();
+    const next = await batches.next();
     if (next.done) break;
-    const line = next.value;
-    const text = 'tooLong' in line ? line.prefix : line.text;
-    head.push({ lineNo: line.lineNo, text });
-    headBytes += text.length + 1;
+    head.push(next.value);
+    for (const line of next.value) {
+      if (headBytes >= LOG_IMPORT_DEFAULTS.keyBytes) break;
+      const text = 'tooLong' in line ? line.prefix : line.text;
+      keyLines.push({ lineNo: line.lineNo, text });
+      headBytes += text.length + 1;
+    }
   }
-  const format = options.format === 'auto' ? detectLogFormat(head.slice(0, 20).map((l) => l.text).filter((t) => t.trim() !== '')) : options.format;
+  const format = options.format === 'auto' ? detectLogFormat(keyLines.slice(0, 20).map((l) => l.text).filter((t) => t.trim() !== '')) : options.format;
   if (format === null) throw new Error(`${name}: not a log format this reads (combined, vhost-combined, jsonl, cloudflare); give --format`);
   const reader = logLineReader(format, options.fields);
   if (fixedSite === null && (format === 'combined' || (format === 'jsonl' && options.fields?.host === undefined))) {
@@ -157,7 +168,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   }
   const key = createHash('sha256')
     .update(JSON.stringify([format, options.fields ?? null, fixedSite?.id ?? null]))
-    .update(head.map((l) => l.text).join('\n'))
+    .update(keyLines.map((l) => l.text).join('\n'))
     .digest();
   const row = await openImport(pool, { key, name, format, siteId: fixedSite?.id ?? null });
 
@@ -186,13 +197,24 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   let ordinalSecond = Number.NaN;
   const ordinals = new Map<string, number>();
 
+  // A batch is judged and stored while the next one is read (Postgres works on another core, and
+  // the reading goes on while it does); a flush first waits for the batch before it, so batches
+  // commit in order and a checkpoint never passes a line not stored. Two batches are held at most.
+  let storing: Promise<void> = Promise.resolve();
   const flush = async (lineNo: number, lineText: string) => {
+    await storing;
     const batch = pending;
     pending = [];
-    const rows = await judgeBatch(batch);
-    const checkpoint = createHash('sha256').update(lineText).digest();
     const counts = sinceCheckpoint;
     sinceCheckpoint = { crawlerLines: 0, unreadable: 0, unmatched: 0, errors: [], lines: 0 };
+    storing = store(batch, counts, lineNo, lineText);
+    // Its failure is thrown where it is awaited: by the next flush, or at the end.
+    storing.catch(() => {});
+  };
+
+  const store = async (batch: readonly PendingRequest[], counts: Omit<ImportProgress, 'linesDone' | 'checkpoint'>, lineNo: number, lineText: string) => {
+    const rows = await judgeBatch(batch);
+    const checkpoint = createHash('sha256').update(lineText).digest();
     const stored = await inTransaction(pool, async (client) => {
       const n = await storeCrawlerRequests(client, row.id, rows, agentIds);
       await advanceImport(client, row.id, { linesDone: lineNo, checkpoint, ...counts }, n, LOG_IMPORT_DEFAULTS.maxErrorsShown);
@@ -292,84 +314,116 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   const replay = async function* () {
     yield* head;
     for (;;) {
-      const next = await lines.next();
+      const next = await batches.next();
       if (next.done) return;
       yield next.value;
     }
   };
 
-  let lastLine = { lineNo: 0, text: '' };
-  let source: AsyncGenerator<{ lineNo: number; text?: string; tooLong?: true; prefix?: string }> = replay();
-  for (;;) {
-    const next = await source.next();
-    if (next.done) break;
-    const line = next.value;
-    const text = line.tooLong === true ? (line.prefix ?? '') : (line.text ?? '');
-    if (line.lineNo <= resumeAfter) {
-      if (line.lineNo === resumeAfter && row.checkpoint !== null && !createHash('sha256').update(text).digest().equals(row.checkpoint)) {
-        // Not the file this import stopped in (the same first bytes, then others): start it over.
-        if (typeof options.input !== 'string') throw new Error(`${name}: differs from the import it resumes after line ${resumeAfter}; import it as a file, or under another --site`);
-        await restartImport(pool, row.id);
-        resumeAfter = 0;
-        lines = open()[Symbol.asyncIterator]();
-        head.length = 0;
-        source = replay();
-        continue;
-      }
-      summary.resumedAfter = line.lineNo;
-      lastLine = { lineNo: line.lineNo, text };
-      continue;
-    }
-    summary.lines++;
-    sinceCheckpoint.lines++;
-    lastLine = { lineNo: line.lineNo, text };
-    if (line.tooLong === true) {
-      unreadable(line.lineNo, `longer than ${LOG_MAX_LINE_BYTES} bytes`, text);
-    } else if (text.trim() !== '') {
-      let userAgent = reader.userAgentOf(text);
-      let parsed = userAgent === null ? reader.parse(text) : null;
-      if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
-      else {
-        userAgent ??= (parsed as LogRequest).userAgent;
-        // A JSON line's pre-filter is the whole line: the parsed user-agent decides.
-        let token = claimedToken(userAgent);
-        if (token !== null) {
-          parsed ??= reader.parse(text);
-          if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
-          else if ((token = claimedToken(parsed.userAgent)) !== null) {
-            summary.crawlerRequests++;
-            sinceCheckpoint.crawlerLines++;
-            const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));
-            if (site === undefined) {
-              summary.unmatched++;
-              sinceCheckpoint.unmatched++;
-              const host = parsed.host ?? '';
-              if (summary.unmatchedHosts.has(host) || summary.unmatchedHosts.size < LOG_IMPORT_DEFAULTS.maxUnmatchedHosts) summary.unmatchedHosts.set(host, (summary.unmatchedHosts.get(host) ?? 0) + 1);
-            } else {
-              const second = Math.floor(parsed.at.getTime() / 1000);
-              if (second !== ordinalSecond) {
-                ordinalSecond = second;
-                ordinals.clear();
+  // The last line read: where the final checkpoint goes (two variables: nothing allocated a line).
+  let lastLineNo = 0;
+  let lastText = '';
+  let source: AsyncGenerator<LogLine[]> = replay();
+  // A batch's lines are taken in a plain loop: the only awaits are the flushes and a restart.
+  try {
+    read: for (;;) {
+      const next = await source.next();
+      if (next.done) break;
+      for (const line of next.value) {
+        const text = 'tooLong' in line ? line.prefix : line.text;
+        if (line.lineNo <= resumeAfter) {
+          if (line.lineNo === resumeAfter && row.checkpoint !== null && !createHash('sha256').update(text).digest().equals(row.checkpoint)) {
+            // Not the file this import stopped in (the same first bytes, then others): start it over.
+            if (typeof options.input !== 'string') throw new Error(`${name}: differs from the import it resumes after line ${resumeAfter}; import it as a file, or under another --site`);
+            await restartImport(pool, row.id);
+            resumeAfter = 0;
+            batches = open()[Symbol.asyncIterator]();
+            head.length = 0;
+            source = replay();
+            continue read;
+          }
+          summary.resumedAfter = line.lineNo;
+          lastLineNo = line.lineNo;
+          lastText = text;
+          continue;
+        }
+        summary.lines++;
+        sinceCheckpoint.lines++;
+        lastLineNo = line.lineNo;
+        lastText = text;
+        if ('tooLong' in line) {
+          unreadable(line.lineNo, `longer than ${LOG_MAX_LINE_BYTES} bytes`, text);
+        } else if (text.trim() !== '') {
+          let userAgent = reader.userAgentOf(text);
+          let parsed = userAgent === null ? reader.parse(text) : null;
+          if (parsed !== null && isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+          else {
+            userAgent ??= (parsed as LogRequest).userAgent;
+            // A JSON line's pre-filter is the whole line: the parsed user-agent decides.
+            let token = claimedToken(userAgent);
+            if (token !== null) {
+              parsed ??= reader.parse(text);
+              if (isLogLineError(parsed)) unreadable(line.lineNo, parsed.error, text);
+              else if ((token = claimedToken(parsed.userAgent)) !== null) {
+                summary.crawlerRequests++;
+                sinceCheckpoint.crawlerLines++;
+                const site = fixedSite ?? (parsed.host === null ? undefined : hosts.get(parsed.host));
+                if (site === undefined) {
+                  summary.unmatched++;
+                  sinceCheckpoint.unmatched++;
+                  const host = parsed.host ?? '';
+                  if (summary.unmatchedHosts.has(host) || summary.unmatchedHosts.size < LOG_IMPORT_DEFAULTS.maxUnmatchedHosts) summary.unmatchedHosts.set(host, (summary.unmatchedHosts.get(host) ?? 0) + 1);
+                } else {
+                  const second = Math.floor(parsed.at.getTime() / 1000);
+                  if (second !== ordinalSecond) {
+                    ordinalSecond = second;
+                    ordinals.clear();
+                  }
+                  const hash = createHash('sha256').update(text).digest();
+                  const hex = hash.toString('hex');
+                  const ordinal = ordinals.get(hex) ?? 0;
+                  ordinals.set(hex, ordinal + 1);
+                  const lineKey = Buffer.alloc(16);
+                  hash.copy(lineKey, 0, 0, 12);
+                  lineKey.writeUInt32BE(ordinal, 12);
+                  pending.push({ request: parsed, token, site, lineKey });
+                }
               }
-              const hash = createHash('sha256').update(text).digest();
-              const hex = hash.toString('hex');
-              const ordinal = ordinals.get(hex) ?? 0;
-              ordinals.set(hex, ordinal + 1);
-              const lineKey = Buffer.alloc(16);
-              hash.copy(lineKey, 0, 0, 12);
-              lineKey.writeUInt32BE(ordinal, 12);
-              pending.push({ request: parsed, token, site, lineKey });
             }
           }
         }
+        if (pending.length >= batchRequests || sinceCheckpoint.lines >= checkpointLines) await flush(line.lineNo, text);
       }
     }
-    if (pending.length >= batchRequests || sinceCheckpoint.lines >= checkpointLines) await flush(line.lineNo, text);
+    if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLineNo, lastText);
+    await storing;
+  } catch (err) {
+    // A failed read leaves no batch being stored behind it: what is committed is settled when this throws.
+    await storing.catch(() => {});
+    throw err;
   }
-  if (pending.length > 0 || sinceCheckpoint.lines > 0) await flush(lastLine.lineNo, lastLine.text);
   await finishImport(pool, row.id);
   ({ alerts: summary.alerts, deliveryIds: summary.deliveryIds } = await raiseComplianceAlerts(pool, row.id));
   return summary;
+}
+
+/**
+ * The matcher, with the claims of the user-agents seen last remembered: a log's browser traffic
+ * repeats a few thousand headers, and looking one up costs a fraction of reading it through the
+ * matcher, which was the largest cost of a line that names no crawler (docs/benchmarks.md, logs).
+ */
+function rememberedClaims(claimedBy: AgentMatcher): AgentMatcher {
+  const known = new Map<string, string | null>();
+  return (userAgent) => {
+    const remembered = known.get(userAgent);
+    if (remembered !== undefined) return remembered;
+    const token = claimedBy(userAgent);
+    if (userAgent.length <= LOG_IMPORT_DEFAULTS.claimRememberedChars) {
+      if (known.size >= LOG_IMPORT_DEFAULTS.claimsRemembered) known.clear();
+      known.set(userAgent, token);
+    }
+    return token;
+  };
 }
 
 /**

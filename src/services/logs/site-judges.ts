@@ -9,7 +9,7 @@ import { judgeRequest } from '../../compliance/judge-request.js';
 import type { JudgedCrawler, RequestJudgement, VersionVerdict } from '../../compliance/judge-request.js';
 import { PolicyTimeline } from '../../compliance/policy-timeline.js';
 import { keptTarget } from '../../compliance/query-kept.js';
-import { bodyContents, siteVersions } from '../../db/compliance.repo.js';
+import { bodyContents, versionsOfSites } from '../../db/compliance.repo.js';
 import type { StoredVersion } from '../../db/compliance.repo.js';
 import type { Queryable } from '../../db/night-store/queryable.js';
 import { policyEvaluator } from '../policy-evaluator.js';
@@ -41,12 +41,11 @@ export class SiteJudges {
     private readonly maxSites = MAX_JUDGED_SITES,
   ) {}
 
-  /** Loads the sites not held yet, in one query for their bodies. */
+  /** Loads the sites not held yet: one query for their versions, one for their bodies. */
   async load(sites: ReadonlyMap<number, string>): Promise<void> {
     const missing = [...sites].filter(([id]) => !this.sites.has(id));
     if (missing.length === 0) return;
-    const versions = new Map<number, StoredVersion[]>();
-    for (const [id] of missing) versions.set(id, await siteVersions(this.db, id));
+    const versions = await versionsOfSites(this.db, missing.map(([id]) => id));
     const bodyIds = [...new Set([...versions.values()].flat().flatMap((v) => (v.rulesBodyId === null ? [] : [v.rulesBodyId])))];
     const bodies = await bodyContents(this.db, bodyIds);
     for (const [id, origin] of missing) {
