@@ -31,6 +31,7 @@ import { catalogue, isBoundByRobotsTxt } from '../../crawlers/index.js';
 import { RangeBook } from '../../compliance/range-book.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
 import { normalizeOrigin } from '../../robots/origin.js';
+import { isValidUserAgentToObey } from '../../robots/index.js';
 import { readLogLineBatches, LOG_MAX_LINE_BYTES } from './line-source.js';
 import type { LogLine } from './line-source.js';
 import { SiteJudges } from './site-judges.js';
@@ -136,7 +137,9 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
   const hosts = await sitesByHost(pool);
   const fixedSite = options.siteOrigin === undefined ? null : await siteOf(pool, hosts, options.siteOrigin);
   const { rows: agentRows } = await pool.query<{ token: string }>('select token from user_agents');
-  const tokens = [...new Set([...catalogue().map((c) => c.token), ...agentRows.map((r) => r.token)])].filter((t) => t !== '*');
+  // A configured agent that is no product token (accepted with a warning by `agents add`) can
+  // stand whole in no header: it claims nothing, as it matches no named group.
+  const tokens = [...new Set([...catalogue().map((c) => c.token), ...agentRows.map((r) => r.token)])].filter((t) => t !== '*' && isValidUserAgentToObey(t));
   const claimedToken = rememberedClaims(compileAgentMatcher(tokens));
   const ranges = new RangeBook(await rangeFiles(pool));
   const judges = new SiteJudges(pool);

@@ -352,6 +352,14 @@ describe('logs import: mistakes are one clear line', () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it('a configured agent that is no product token claims nothing, and breaks nothing', async () => {
+    const added = await p.cli(['agents', 'add', 'Odd Bot/2.0']);
+    expect(added.code, added.stderr).toBe(0);
+    const run = await p.cli(['logs', 'import', '-', '--json', '--no-dns'], `${line(shop, '192.0.2.99', at(10, '18:00:00'), '/odd', 'Odd Bot/2.0')}\n`);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ lines: 1, crawlerRequests: 0 });
+  });
+
   it('a range file that is not one', async () => {
     const run = await p.cli(['crawlers', 'ranges', 'import', '-', '--source', 'gptbot'], '{"prefixes": [{"ipv4Prefix": "300.1.1.0/24"}]}');
     expect(run.code).toBe(1);
