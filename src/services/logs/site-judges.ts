@@ -43,6 +43,8 @@ export class SiteJudges {
 
   /** Loads the sites not held yet: one query for their versions, one for their bodies. */
   async load(sites: ReadonlyMap<number, string>): Promise<void> {
+    // The batch's sites held already become the most recently used: none is let go for another.
+    for (const id of sites.keys()) this.touch(id);
     const missing = [...sites].filter(([id]) => !this.sites.has(id));
     if (missing.length === 0) return;
     const versions = await versionsOfSites(this.db, missing.map(([id]) => id));

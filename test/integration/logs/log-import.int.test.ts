@@ -18,6 +18,7 @@ import { addSites, nightAt, replayNight, rows } from '../../helpers/nightly.js';
 import { startDnsmasq, startSilentDnsServer } from '../../helpers/dnsmasq.js';
 import type { Dnsmasq } from '../../helpers/dnsmasq.js';
 import { importLog } from '../../../src/services/logs/log-import.service.js';
+import { SiteJudges } from '../../../src/services/logs/site-judges.js';
 import { createReverseDnsChecker } from '../../../src/http/reverse-dns.js';
 
 const NIGHT_0 = '2026-03-01T02:00:00.000Z';
@@ -312,6 +313,25 @@ describe('logs import: DNS costs are bounded', () => {
       { identity: 'spoofed', n: '10' },
       { identity: 'unverifiable', n: '50' },
     ]);
+  });
+});
+
+describe('SiteJudges: the sites held are bounded, the least recently used let go', () => {
+  it('holds at most maxSites; a site asked for again is loaded again', async () => {
+    await addSites(p, ['other', 'third']);
+    const ids = await rows<{ id: number; origin: string }>(p, 'select id, origin from sites order by id');
+    const [a, b, c] = ids as [{ id: number; origin: string }, { id: number; origin: string }, { id: number; origin: string }];
+    const judges = new SiteJudges(p.db.pool, 2);
+    const ask = (site: { id: number }) =>
+      judges.judge(site.id, { at: new Date(at(6, '12:00:00')), target: '/private/x', crawler: { token: 'GPTBot', boundByRobotsTxt: true }, cacheHours: 24 }).judgement.judgement;
+    await judges.load(new Map([[a.id, a.origin], [b.id, b.origin]]));
+    expect(ask(a)).toBe('violation');
+    // a used again in this batch: b is the one let go for c.
+    await judges.load(new Map([[a.id, a.origin]]));
+    await judges.load(new Map([[c.id, c.origin]]));
+    expect(ask(a)).toBe('violation');
+    expect(ask(c)).toBe('unjudged');
+    expect(() => ask(b)).toThrow(/not loaded/);
   });
 });
 
