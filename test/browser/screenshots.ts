@@ -29,10 +29,43 @@ const PAGES: { file: string; path: (origin: (name: string) => string, outageRun:
   { file: 'runs.png', path: () => '/runs', width: DESKTOP, height: 820 },
   { file: 'hostile.png', path: (o) => `/site?origin=${encodeURIComponent(o('evil'))}#file`, width: DESKTOP, height: 820 },
   { file: 'hidden-text.png', path: (o) => `/site?origin=${encodeURIComponent(o('trojan'))}#file`, width: DESKTOP, height: 900 },
+  { file: 'compliance.png', path: () => '/compliance', width: DESKTOP, height: 700 },
+  { file: 'violations.png', path: () => '/compliance/violations', width: DESKTOP, height: 700 },
   { file: 'phone-overview.png', path: () => '/', width: PHONE, height: 844, full: true },
   { file: 'phone-night.png', path: (_o, run) => `/night?run=${run}`, width: PHONE, height: 844, open: 'details.cause summary' },
   { file: 'phone-site.png', path: (o) => `/site?origin=${encodeURIComponent(o('trojan'))}`, width: PHONE, height: 844 },
 ];
+
+/**
+ * The Compliance pages' data: the operators' range files (test/fixtures/crawler-ranges) and an
+ * access log of news.example's crawlers around the night it closed to GPTBot, CCBot and ClaudeBot
+ * (NIGHTS[1]), imported as `robots-audit logs import` does.
+ */
+async function importAccessLog(d: Awaited<ReturnType<typeof populateDashboardData>>): Promise<void> {
+  for (const [source, file] of [['gptbot', 'openai-gptbot.json'], ['ccbot', 'commoncrawl-ccbot.json'], ['googlebot', 'google-common-crawlers.json']]) {
+    const run = await d.p.cli(['crawlers', 'ranges', 'import', path.join(ROOT, 'test/fixtures/crawler-ranges', file!), '--source', source!]);
+    if (run.code !== 0) throw new Error(run.stderr);
+  }
+  const news = new URL(d.origin('news')).hostname;
+  const store = new URL(d.origin('store')).hostname;
+  const GPTBOT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
+  const requests: [string, string, string, string, string][] = [
+    ['01/Mar/2026:10:00:00', news, '132.196.86.5', '/robots.txt', GPTBOT],
+    ['01/Mar/2026:10:00:05', news, '132.196.86.5', '/world/a', GPTBOT],
+    ['01/Mar/2026:11:00:00', news, '192.178.4.5', '/robots.txt', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'],
+    ['01/Mar/2026:11:00:02', news, '192.178.4.5', '/world/a', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'],
+    ['02/Mar/2026:08:00:00', news, '132.196.86.5', '/world/b', GPTBOT],
+    ['03/Mar/2026:12:00:00', news, '3.41.188.33', '/world/a', 'CCBot/2.0 (https://commoncrawl.org/faq/)'],
+    ['04/Mar/2026:09:00:00', news, '132.196.86.5', '/world/c', GPTBOT],
+    ['04/Mar/2026:09:30:00', news, '203.0.113.9', '/world/d', GPTBOT],
+    ['04/Mar/2026:10:00:00', news, '192.0.2.60', '/world/e', 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)'],
+    ['05/Mar/2026:09:00:00', news, '132.196.86.5', '/world/f', GPTBOT],
+    ['05/Mar/2026:12:00:00', store, '132.196.86.5', '/products/1', GPTBOT],
+  ];
+  const log = requests.map(([at, host, ip, target, ua]) => `${host} ${ip} - - [${at} +0000] "GET ${target} HTTP/1.1" 200 512 "-" "${ua}"\n`).join('');
+  const run = await d.p.cli(['logs', 'import', '-', '--no-dns'], log);
+  if (run.code !== 0) throw new Error(run.stderr);
+}
 
 const data = await populateDashboardData();
 try {
@@ -46,6 +79,7 @@ try {
     { store: 'User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nUser-agent: GPTBot\nAllow: /\n' },
   ];
   for (const [i, serve] of replies.entries()) await replayNight(data.p, nightAt(NIGHTS[3]!, 7 * (i + 1)), serve);
+  await importAccessLog(data);
   const [outage] = (await data.p.db.pool.query<{ id: number }>('select id from audit_runs where run_at = $1', [NIGHTS[2]])).rows;
   const outageRun = outage!.id;
   const handle = createDb(data.p.db.url, { readOnly: true, jit: false });
