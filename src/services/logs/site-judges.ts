@@ -70,8 +70,12 @@ export class SiteJudges {
     };
     const judgement = judgeRequest({ at: request.at, path: request.target, crawler: request.crawler, timeline: site.timeline, verdictOf: verdictOf(request.target), cacheHours: request.cacheHours });
     const inForce = judgement.inForce;
-    const verdictNow = inForce === null ? null : inForce.evaluate(urlOf(request.target), request.crawler.token).allowed;
-    const storedPath = keptTarget(request.target, (withoutQuery) => inForce === null || inForce.evaluate(urlOf(withoutQuery), request.crawler.token).allowed === verdictNow);
+    // Asked only of a target with a query: does the version in force decide it alike without?
+    const storedPath = keptTarget(
+      request.target,
+      (withoutQuery) =>
+        inForce === null || inForce.evaluate(urlOf(withoutQuery), request.crawler.token).allowed === inForce.evaluate(urlOf(request.target), request.crawler.token).allowed,
+    );
     return { judgement, storedPath };
   }
 
