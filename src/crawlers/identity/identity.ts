@@ -103,11 +103,12 @@ export function judgeIdentity(input: IdentityInput): IdentityVerdict {
 
 /**
  * Whether a reverse DNS answer could change the verdict, so that the caller asks DNS only then:
- * the operator documents reverse DNS, and no range set of the crawler is in force
- * (`rangesAvailable` false) or the address is outside those in force (`insideRanges` false).
+ * the operator documents reverse DNS, and the range files in force did not verify the request
+ * (none of its crawler is in force, or the address is outside them): `judgeIdentity` without an
+ * answer says which.
  */
-export function needsReverseDns(token: string, rangesAvailable: boolean, insideRanges = false): boolean {
+export function needsReverseDns(token: string, verifiedByRanges: boolean): boolean {
   const methods = identityMethodsOf(token);
   if (methods === null || methods.reverseDns.length === 0) return false;
-  return !rangesAvailable || !insideRanges;
+  return !verifiedByRanges;
 }

@@ -32,6 +32,7 @@ import { RangeBook } from '../../compliance/range-book.js';
 import { ROBOTS_TXT_CACHE_HOURS } from '../../compliance/vocabulary.js';
 import { normalizeOrigin } from '../../robots/origin.js';
 import { isValidUserAgentToObey } from '../../robots/index.js';
+import { ruleLine } from '../../robots/diff.js';
 import { readLogLineBatches, LOG_MAX_LINE_BYTES } from './line-source.js';
 import type { LogLine } from './line-source.js';
 import { SiteJudges } from './site-judges.js';
@@ -113,6 +114,8 @@ export const LOG_IMPORT_DEFAULTS = {
   keyBytes: 64 * 1024,
   /** Distinct hosts without a site counted for the summary (the rest are counted together). */
   maxUnmatchedHosts: 1_000,
+  /** User-agent strings whose stored id is remembered across batches (all forgotten past it). */
+  agentIdsRemembered: 10_000,
   /** User-agents whose claim is remembered (all forgotten when full), and the longest remembered: 10 MB at most. */
   claimsRemembered: 10_000,
   claimRememberedChars: 512,
@@ -195,7 +198,8 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
 
   // Counts since the last checkpoint, committed with it.
   let pending: PendingRequest[] = [];
-  let sinceCheckpoint = { crawlerLines: 0, unreadable: 0, unmatched: 0, errors: [] as { line: number; reason: string; text: string }[], lines: 0 };
+  const noCounts = () => ({ crawlerLines: 0, unreadable: 0, unmatched: 0, errors: [] as ImportProgress['errors'], lines: 0 });
+  let sinceCheckpoint = noCounts();
   // Identical lines of the same second are distinct requests: their ordinal is part of the key.
   let ordinalSecond = Number.NaN;
   const ordinals = new Map<string, number>();
@@ -209,7 +213,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
     const batch = pending;
     pending = [];
     const counts = sinceCheckpoint;
-    sinceCheckpoint = { crawlerLines: 0, unreadable: 0, unmatched: 0, errors: [], lines: 0 };
+    sinceCheckpoint = noCounts();
     storing = store(batch, counts, lineNo, lineText);
     // Its failure is thrown where it is awaited: by the next flush, or at the end.
     storing.catch(() => {});
@@ -223,7 +227,7 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
       await advanceImport(client, row.id, { linesDone: lineNo, checkpoint, ...counts }, n, LOG_IMPORT_DEFAULTS.maxErrorsShown);
       return n;
     });
-    if (agentIds.size > 10_000) agentIds.clear();
+    if (agentIds.size > LOG_IMPORT_DEFAULTS.agentIdsRemembered) agentIds.clear();
     summary.stored += stored;
     summary.alreadyStored += rows.length - stored;
     options.onProgress?.({ lines: summary.lines, crawlerRequests: summary.crawlerRequests, stored: summary.stored });
@@ -231,15 +235,14 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
 
   const judgeBatch = async (batch: readonly PendingRequest[]): Promise<CrawlerRequestRow[]> => {
     await judges.load(new Map(batch.map((p) => [p.site.id, p.site.origin])));
-    const dns = await reverseDnsOf(batch);
-    return batch.map((p): CrawlerRequestRow => {
+    // By the range files of each request's day first; by reverse DNS again only where it answered.
+    const identityInput = (p: PendingRequest) => ({ token: p.token, ip: p.request.clientIp, rangesOf: (source: string) => ranges.setFor(source, p.request.at) });
+    const byRanges = batch.map((p) => judgeIdentity(identityInput(p)));
+    const dns = await reverseDnsOf(batch.filter((p, i) => needsReverseDns(p.token, byRanges[i]!.identity === 'verified')));
+    return batch.map((p, i): CrawlerRequestRow => {
       const { request, token } = p;
-      const identity = judgeIdentity({
-        token,
-        ip: request.clientIp,
-        rangesOf: (source) => ranges.setFor(source, request.at),
-        reverseDns: dns.get(request.clientIp) ?? null,
-      });
+      const answer = dns.get(request.clientIp);
+      const identity = answer === undefined ? byRanges[i]! : judgeIdentity({ ...identityInput(p), reverseDns: answer });
       const { judgement, storedPath } = judges.judge(p.site.id, {
         at: request.at,
         target: request.target,
@@ -264,23 +267,19 @@ export async function importLog(pool: pg.Pool, options: LogImportOptions): Promi
         userAgent: request.userAgent,
         clientIp: finding ? request.clientIp : null,
         ruleLine: rule?.line ?? null,
-        rule: rule === null ? null : `${rule.kind === 'allow' ? 'Allow' : 'Disallow'}: ${rule.value}`,
+        rule: rule === null ? null : ruleLine(rule),
       };
     });
   };
 
   const dnsAsked = new Set<string>();
   let dnsFailuresInARow = 0;
-  const reverseDnsOf = async (batch: readonly PendingRequest[]): Promise<Map<string, ReverseDnsAnswer>> => {
+  /** The reverse DNS answers for the addresses of `asking` (the requests whose verdict DNS can change). */
+  const reverseDnsOf = async (asking: readonly PendingRequest[]): Promise<Map<string, ReverseDnsAnswer>> => {
     const answers = new Map<string, ReverseDnsAnswer>();
     const dns = options.reverseDns;
     if (dns === null) return answers;
-    // DNS only where it can change the verdict: not for an address inside a range file of its day.
-    const asks = (p: PendingRequest) => {
-      const byRanges = judgeIdentity({ token: p.token, ip: p.request.clientIp, rangesOf: (source) => ranges.setFor(source, p.request.at) });
-      return needsReverseDns(p.token, true, byRanges.identity === 'verified');
-    };
-    const wanted = [...new Set(batch.filter(asks).map((p) => p.request.clientIp))];
+    const wanted = [...new Set(asking.map((p) => p.request.clientIp))];
     let next = 0;
     const worker = async () => {
       while (next < wanted.length && summary.dnsStopped === null) {
