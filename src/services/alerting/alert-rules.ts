@@ -281,9 +281,12 @@ function recordsShown(diff: RobotsDiff): RobotsDiff {
   return { ...diff, records: diff.records.map((r) => ({ ...r, before: values(r.before), after: values(r.after) })) };
 }
 
-/** Deterministic key of the alert of one kind for one site in one run; safe as a job id (no `:`, not all digits). */
-export function alertDedupeKey(runId: string, siteId: string | number, kind: AlertKind): string {
-  const hash = createHash('sha256').update(JSON.stringify([runId, String(siteId), kind])).digest('hex');
+/**
+ * Deterministic key of the alert of one kind for one site in one run (and what else tells its
+ * alerts apart: a log import's crawler); safe as a job id (no `:`, not all digits).
+ */
+export function alertDedupeKey(runId: string, siteId: string | number, kind: AlertKind, ...apart: string[]): string {
+  const hash = createHash('sha256').update(JSON.stringify([runId, String(siteId), kind, ...apart])).digest('hex');
   return `${kind}-${hash.slice(0, 32)}`;
 }
 

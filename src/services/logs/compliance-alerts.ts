@@ -6,13 +6,12 @@
  * of imports that find it (the dedupe key). Their deliveries are created with them; the alerts
  * worker sends them (the scheduler's reconcile loop queues pending deliveries within a minute).
  */
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.js';
 import { raiseSiteAlerts } from '../../db/night-store/alerts.js';
 import type { SiteAlert } from '../../db/night-store/alerts.js';
 import type { LogAlertKind } from '../../night/vocabulary.js';
-import { SEVERITY_OF } from '../alerting/alert-rules.js';
+import { SEVERITY_OF, alertDedupeKey } from '../alerting/alert-rules.js';
 import { boundAlertDetails, boundTitle } from '../alerting/alert-bounds.js';
 import { MAX_COMPLIANCE_EXAMPLES_PER_ALERT } from '../alerting/size-limits.js';
 
@@ -42,12 +41,6 @@ const FINDINGS = `
   group by kind, r.site_id, s.origin, r.crawler, r.run_id, ar.run_at
   order by r.site_id, r.crawler, ar.run_at`;
 
-/** A key per site, crawler, kind and night; safe as a job id (no `:`, not all digits). */
-export function complianceAlertKey(kind: LogAlertKind, runId: number, siteId: number, crawler: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([kind, runId, siteId, crawler])).digest('hex');
-  return `${kind}-${hash.slice(0, 32)}`;
-}
-
 function draftOf(f: Finding): SiteAlert {
   const night = f.run_at.toISOString().slice(0, 10);
   const title =
@@ -58,7 +51,8 @@ function draftOf(f: Finding): SiteAlert {
     runId: f.run_id,
     siteId: f.site_id,
     draft: {
-      dedupeKey: complianceAlertKey(f.kind, f.run_id, f.site_id, f.crawler),
+      // One a site, crawler and night.
+      dedupeKey: alertDedupeKey(String(f.run_id), f.site_id, f.kind, f.crawler),
       severity: SEVERITY_OF[f.kind],
       kind: f.kind,
       title: boundTitle(title),
