@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BENCH_DOC, ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { median } from './median.js';
 
 const { start: START, end: END } = sectionMarkers('cli');
 const BIN = path.join(ROOT, 'bin/robots-audit.js');
@@ -90,11 +91,6 @@ function timeRun(c: Case): number {
   return ms;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 function main(): void {
   const { runs, build, write } = args();

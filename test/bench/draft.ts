@@ -38,6 +38,7 @@ import { sampleByHost } from '../helpers/corpus.js';
 import { fetchResult } from '../helpers/fetch-results.js';
 import { databaseUrl } from '../helpers/test-db.js';
 import { BENCH_DOC, ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { median } from './median.js';
 
 const { start: START, end: END } = sectionMarkers('draft');
 const BIN = path.join(ROOT, 'bin/robots-audit.js');
@@ -58,11 +59,6 @@ function args() {
   return { runs, build: !argv.includes('--no-build'), write: !argv.includes('--no-write') };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 /** The paths tracked: the file's own rule paths with their wildcards filled in, then product pages. */
 function trackedPaths(body: Buffer): string[] {

@@ -39,6 +39,7 @@ import { manyAgentGroups, manyAgentsOneGroup, manySitemaps, wildcardGroups, wild
 import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
 import { afterSide, beforeSide, processCpuMs } from './bench-sides.js';
 import type { Side } from './bench-sides.js';
+import { median } from './median.js';
 
 const DATABASE = 'robots_audit_bench_hostile';
 const KILL_AFTER_MS = 60_000;
@@ -166,11 +167,6 @@ async function measurePage(pid: number, url: string): Promise<Measure> {
   return { cpuMs: processCpuMs(pid) - before, wallMs, failed: null };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 interface Row {
   label: string;

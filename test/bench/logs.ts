@@ -42,6 +42,7 @@ import { importLog } from '../../src/services/logs/log-import.service.js';
 import type { LogImportSummary } from '../../src/services/logs/log-import.service.js';
 import { createTestDatabase } from '../helpers/test-db.js';
 import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { median } from './median.js';
 
 /** Bump when the generator's output changes: the file's name carries it, so an old file is not reused. */
 const GENERATOR_VERSION = 1;
@@ -527,11 +528,6 @@ async function importOnce(file: string, lines: number, sites: number): Promise<I
   }
 }
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const whole = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const range = (xs: readonly number[], f: (n: number) => string) => (xs.length > 1 ? ` (${f(Math.min(...xs))}–${f(Math.max(...xs))})` : '');

@@ -30,6 +30,7 @@ import { fetchResult } from '../helpers/fetch-results.js';
 import { sectionMarkers, writeBenchSection } from './bench-doc.js';
 import { beforeSide, currentSide } from './bench-sides.js';
 import type { Side } from './bench-sides.js';
+import { median } from './median.js';
 
 const WARMUP_RUNS = 2;
 const NIGHT_1 = new Date('2026-03-01T03:00:00Z');
@@ -152,11 +153,6 @@ async function runOnce(compute: ComputeSiteNight, sites: readonly Site[], previo
   return spentMs / nights;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main(): Promise<void> {
   const a = args();

@@ -48,6 +48,7 @@ import { cleanupPrefix } from '../helpers/test-queue.js';
 import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
 import { beforeSide, currentSide, processCpuMs } from './bench-sides.js';
 import type { Side } from './bench-sides.js';
+import { median } from './median.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const FIRST_NIGHT = Date.UTC(2026, 2, 1, 3, 0, 0);
@@ -255,11 +256,6 @@ async function measure(sites: number, profile: string | null, side: Side): Promi
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** The median, and the range when there are several runs: `1,234 (1,100–1,300)`. */
 function spread(xs: number[], format: (n: number) => string): string {

@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import { parseRobotsTxt } from '../../src/robots/index.js';
 import { RULE_INDEX_MIN_RULES } from '../../src/robots/match.js';
 import { loadRobotsSample, sampleByHost } from '../helpers/corpus.js';
+import { median } from './median.js';
 
 /** robots-parser is CommonJS and its typings declare an ES default export it does not have. */
 interface RobotsParserResult {
@@ -108,11 +109,6 @@ function oneRun(op: () => void, opsPerCall: number): number {
   return Number(elapsed) / (calls * opsPerCall);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /** Median ns per operation of each engine, runs interleaved so that machine noise hits both. */
 function compare(runs: number, make: (engine: Engine) => { op: () => void; opsPerCall: number }): [number, number] {
