@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import dns from 'node:dns';
+import net from 'node:net';
 import { existsSync } from 'node:fs';
 import { ptrName } from '../../src/http/reverse-dns.js';
 
@@ -30,14 +31,28 @@ export interface Dnsmasq {
   stop(): Promise<void>;
 }
 
-/** A UDP port nobody holds now (the kernel's choice), for the server to bind next. */
-export async function freeUdpPort(): Promise<number> {
-  const socket = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const { port } = socket.address();
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
+/**
+ * A port nobody holds now on 127.0.0.1 for both UDP and TCP (dnsmasq binds both), the kernel's
+ * choice for TCP, for the server to bind next.
+ */
+export async function freeDnsPort(): Promise<number> {
+  for (;;) {
+    const tcp = net.createServer();
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const { port } = tcp.address() as net.AddressInfo;
+    const udp = dgram.createSocket('udp4');
+    const udpFree = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    if (udpFree) return port;
+  }
 }
+
+/** Starts tried at most: another process may take the port between its choice and dnsmasq's bind. */
+const START_ATTEMPTS = 5;
 
 /** A UDP socket that takes queries and never answers: a DNS server that is down but not refusing. */
 export async function startSilentDnsServer(): Promise<Dnsmasq> {
@@ -65,7 +80,17 @@ export async function startDnsmasq(records: DnsRecords): Promise<Dnsmasq> {
   if (!existsSync(DNSMASQ_PATH)) {
     throw new Error(`${DNSMASQ_PATH} not found: the reverse-DNS integration tests need dnsmasq (Debian package dnsmasq-base)`);
   }
-  const port = await freeUdpPort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(await freeDnsPort(), records);
+    } catch (err) {
+      // Only a port taken meanwhile is tried again; any other failure is the test's to see.
+      if (attempt >= START_ATTEMPTS || !/Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startOn(port: number, records: DnsRecords): Promise<Dnsmasq> {
   const probe = 'dnsmasq-ready.test';
   const args = [
     '--keep-in-foreground',

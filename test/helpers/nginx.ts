@@ -88,6 +88,47 @@ async function answers(origin: string): Promise<boolean> {
   }
 }
 
+/** Starts attempted at most (see startNginx). */
+const START_ATTEMPTS = 5;
+
+/** nginx on `port` with the configuration written into `dir`, once it answers; its stop leaves `dir`. */
+async function startOn(dir: string, port: number, timeZone: string): Promise<{ origin: string; stop: () => Promise<void> }> {
+  await writeFile(join(dir, 'nginx.conf'), config(dir, port));
+  // -e: the error log from the start, before the configuration names it (the default is stderr here).
+  const child: ChildProcess = spawn(NGINX_PATH, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
+    // nginx keeps TZ from its environment (and drops the rest): $time_local is written in it.
+    env: { TZ: timeZone },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code));
+  const errorLog = async () => `${stderr}${await readFile(join(dir, 'error.log'), 'utf8').catch(() => '')}`.trim();
+  const stop = async () => {
+    if (exitCode === undefined) {
+      child.kill('SIGQUIT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await answers(origin))) {
+    if (exitCode !== undefined) throw new Error(`nginx exited (${String(exitCode)}): ${await errorLog()}`);
+    if (Date.now() > deadline) {
+      const why = await errorLog();
+      await stop();
+      throw new Error(`nginx did not answer on ${origin} within ${START_TIMEOUT_MS} ms: ${why}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { origin, stop };
+}
+
 export async function startNginx(options: NginxOptions): Promise<Nginx> {
   if (!existsSync(NGINX_PATH)) {
     throw new Error(`${NGINX_PATH} not found: the nginx access-log integration test needs nginx (Debian package nginx, or nginx-light)`);
@@ -100,48 +141,26 @@ export async function startNginx(options: NginxOptions): Promise<Nginx> {
     await writeFile(file, body);
   };
   for (const [path, body] of Object.entries(options.files)) await serve(path, body);
-  const port = await freeTcpPort();
-  await writeFile(join(dir, 'nginx.conf'), config(dir, port));
-  // -e: the error log from the start, before the configuration names it (the default is stderr here).
-  const child: ChildProcess = spawn(NGINX_PATH, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
-    // nginx keeps TZ from its environment (and drops the rest): $time_local is written in it.
-    env: { TZ: options.timeZone ?? 'UTC' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let exitCode: number | null | undefined;
-  void exited.then((code) => (exitCode = code));
-  const errorLog = async () => `${stderr}${await readFile(join(dir, 'error.log'), 'utf8').catch(() => '')}`.trim();
-
+  // Another process may take the port between its choice and nginx's bind: a new port, a few times.
+  let started: { origin: string; stop: () => Promise<void> } | undefined;
+  for (let attempt = 1; started === undefined; attempt++) {
+    try {
+      started = await startOn(dir, await freeTcpPort(), options.timeZone ?? 'UTC');
+    } catch (err) {
+      if (attempt >= START_ATTEMPTS || !/Address already in use/.test((err as Error).message)) {
+        await rm(dir, { recursive: true, force: true });
+        throw err;
+      }
+    }
+  }
+  const { origin } = started;
+  const stopServer = started.stop;
   let stopped: Promise<void> | null = null;
   const stop = () =>
     (stopped ??= (async () => {
-      if (exitCode === undefined) {
-        child.kill('SIGQUIT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-        await exited;
-        clearTimeout(timer);
-      }
+      await stopServer();
       await rm(dir, { recursive: true, force: true });
     })());
-
-  const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await answers(origin))) {
-    if (exitCode !== undefined) {
-      const why = await errorLog();
-      await stop();
-      throw new Error(`nginx exited (${String(exitCode)}): ${why}`);
-    }
-    if (Date.now() > deadline) {
-      const why = await errorLog();
-      await stop();
-      throw new Error(`nginx did not answer on ${origin} within ${START_TIMEOUT_MS} ms: ${why}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 
   const accessLog = join(dir, 'access.log');
   return {
