@@ -25,7 +25,12 @@ export const METRIC_PREFIX = 'robots_audit_';
  */
 export const FETCH_DURATION_BUCKETS_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 45] as const;
 
-export type JobResult = 'completed' | 'failed' | 'retried';
+/**
+ * How a job ended in this process. `lost`: it finished here after its lock had expired (the process
+ * was paused, or cut off from Redis) and another process had taken it over; Redis refused the
+ * result, and what the job stored in Postgres counted only where the other had not stored it first.
+ */
+export type JobResult = 'completed' | 'failed' | 'retried' | 'lost';
 export type DeliveryResult = 'delivered' | 'already_delivered' | 'gone' | 'retried' | 'failed';
 
 /** What the services report; each call is one increment or one observation. */
@@ -116,7 +121,7 @@ export function createPipelineMetrics(options: PipelineMetricsOptions = {}): Pip
 
   const jobs = new Counter({
     name: `${METRIC_PREFIX}jobs_total`,
-    help: 'BullMQ jobs ended in this process, by queue and result (completed; failed for good; failed with attempts left: retried).',
+    help: 'BullMQ jobs ended in this process, by queue and result (completed; failed for good; failed with attempts left: retried; lost: finished after another process took it over, its result refused).',
     labelNames: ['queue', 'result'] as const,
     registers,
   });

@@ -285,11 +285,38 @@ function startRunsWorker(rt: Runtime, { connection, prefix }: WorkerBase): Worke
 /** A worker's errors go to the outage log, and its jobs' ends to the metrics. */
 function watchWorker(rt: Runtime, w: Worker): void {
   // A lost connection goes to the outage log (one line per outage); BullMQ reconnects by itself.
-  w.on('error', onQueueError(rt.outages.redis, rt.log, { queue: w.name }, 'worker error'));
+  const onError = onQueueError(rt.outages.redis, rt.log, { queue: w.name }, 'worker error');
+  // BullMQ refuses a lost job's completion, then its failure: two errors, one job.
+  const lost = new Set<string>();
+  w.on('error', (err) => {
+    // A job this process finished after its lock expired (a pause, a partition from Redis): another
+    // process has it now, and Redis refused this result. Counted, and said once per job.
+    const jobId = lostJobId(err);
+    if (jobId === null) {
+      onError(err);
+      return;
+    }
+    if (lost.has(jobId)) return;
+    if (lost.size >= LOST_JOBS_REMEMBERED) lost.clear();
+    lost.add(jobId);
+    rt.recorder.jobEnded(w.name, 'lost');
+    rt.log.warn({ queue: w.name, job: jobId }, 'a job finished here after another worker took it over; its result was dropped');
+  });
   w.on('completed', () => rt.recorder.jobEnded(w.name, 'completed'));
   w.on('failed', (job, err) => {
     if (job) rt.recorder.jobEnded(w.name, isFinalFailure(job, err) ? 'failed' : 'retried');
   });
+}
+
+/** How many lost jobs' ids a worker remembers, so that each is counted once (a bound, not a window). */
+const LOST_JOBS_REMEMBERED = 1_000;
+
+/**
+ * The job of BullMQ's refusal to move a job whose lock this worker no longer holds
+ * (`Missing lock for job <id>. <command>`), or null for any other error.
+ */
+export function lostJobId(err: Error): string | null {
+  return /^Missing lock for job (.+?)\. /.exec(err.message)?.[1] ?? null;
 }
 
 /** Lets in-flight jobs end until `graceMs`, then closes the workers, forcibly if the deadline came first. */
