@@ -6,13 +6,15 @@
  * harmless (idempotent writes).
  */
 import os from 'node:os';
-import { Worker } from 'bullmq';
+import { DelayedError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { analysePortabilityPayload, deliverAlertPayload, fetchSitePayload, fetchSitesPayload, JOBS, jobIds, QUEUES, startRunPayload } from '../queues/contracts.js';
 import { createRedis, letSetUpsFinish, onQueueError, reportOutages } from '../queues/connection.js';
 import { ALERT_DELIVERY_ATTEMPTS, BATCH_MAX_STALLS, SITE_MAX_STALLS, enqueueDeliveries } from '../queues/queues.js';
 import { pendingDeliveriesOfRun } from '../db/changes.repo.js';
+import { createExclusiveGate } from './exclusive-gate.js';
+import type { ExclusiveGate, GateExit } from './exclusive-gate.js';
 import { FetchRetryError } from './night-runner.js';
 import { parsePayload } from './job-payload.js';
 import { ANALYSIS_JOB_MS, queueAnalysis } from './portability-analysis.service.js';
@@ -45,6 +47,13 @@ export function siteBackoff(baseMs: number) {
 export function isFinalFailure(job: Pick<Job, 'attemptsMade' | 'opts'>, err: Error): boolean {
   return job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError';
 }
+
+/**
+ * How long a once-stalled site job waits in the delayed set when it comes to a process that is
+ * already running (or draining for) another one: then another process can take it, or this one
+ * once it is free again. Handing it back counts no attempt and no stall.
+ */
+export const ALONE_HAND_BACK_DELAY_MS = 1_000;
 
 /** Pending deliveries that one reconcileDeliveries call looks at, at most (oldest first). */
 export const RECONCILE_DELIVERIES_BATCH = 1_000;
@@ -131,9 +140,17 @@ export function startPipelineWorkers(rt: Runtime, which: readonly PipelineQueue[
   // services are idempotent). Each job records the process that ran it (`processedBy`).
   const lock = { lockDuration: config.ROBOTS_AUDIT_JOB_LOCK_MS, stalledInterval: config.ROBOTS_AUDIT_JOB_LOCK_MS, name: `${os.hostname()}:${process.pid}` };
   const base: WorkerBase = { connection, prefix: config.ROBOTS_AUDIT_QUEUE_PREFIX, lock };
+  // Batches and site jobs pass one gate: a site job that stalled before runs alone in the process
+  // (exclusive-gate.ts). Meanwhile the site worker takes no new job, as it could start none.
+  let siteWorker: Worker | undefined;
+  const nightGate = createExclusiveGate({
+    onExclusive: (claimed) => {
+      if (siteWorker) siteWorker.concurrency = claimed ? 1 : config.ROBOTS_AUDIT_SITE_CONCURRENCY;
+    },
+  });
   const workers: Worker[] = [];
-  if (which.includes('fetch')) workers.push(startBatchWorker(rt, base));
-  if (which.includes('site')) workers.push(startSiteWorker(rt, base));
+  if (which.includes('fetch')) workers.push(startBatchWorker(rt, base, nightGate));
+  if (which.includes('site')) workers.push((siteWorker = startSiteWorker(rt, base, nightGate)));
   if (which.includes('alerts')) workers.push(startAlertsWorker(rt, base));
   if (which.includes('analysis')) workers.push(startAnalysisWorker(rt, base));
   if (which.includes('runs')) workers.push(startRunsWorker(rt, base));
@@ -150,19 +167,25 @@ interface WorkerBase {
 }
 
 /** Batches of sites (`fetch`): a batch job's nights. */
-function startBatchWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase): Worker {
+function startBatchWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase, gate: ExclusiveGate): Worker {
   const { config } = rt;
   const batchWorker = new Worker(
     QUEUES.fetch,
     async (job) => {
       const { runId, siteIds } = parsePayload(fetchSitesPayload, job.data, JOBS.fetchSites);
-      const summary = await rt.nights.runBatch(runId, siteIds, {
-        deadlineMs: config.ROBOTS_AUDIT_BATCH_DEADLINE_MS,
-        holder: `${job.id}:${job.attemptsStarted}`,
-      });
-      rt.log.debug({ queue: 'fetch', job: job.id, runId, ...summary }, 'batch done');
-      if (summary.skipped > 0) await finishRunIfComplete(rt, runId);
-      return summary;
+      // A batch never runs again after a stall (BATCH_MAX_STALLS): it is always a shared entry.
+      const exit = await gate.shared();
+      try {
+        const summary = await rt.nights.runBatch(runId, siteIds, {
+          deadlineMs: config.ROBOTS_AUDIT_BATCH_DEADLINE_MS,
+          holder: `${job.id}:${job.attemptsStarted}`,
+        });
+        rt.log.debug({ queue: 'fetch', job: job.id, runId, ...summary }, 'batch done');
+        if (summary.skipped > 0) await finishRunIfComplete(rt, runId);
+        return summary;
+      } finally {
+        exit();
+      }
     },
     { connection, prefix, concurrency: config.ROBOTS_AUDIT_BATCH_CONCURRENCY, ...lock, maxStalledCount: BATCH_MAX_STALLS },
   );
@@ -183,15 +206,22 @@ function startBatchWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase)
 }
 
 /** Single sites (`site`): retries, hand-overs and re-queued sites. */
-function startSiteWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase): Worker {
+function startSiteWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase, gate: ExclusiveGate): Worker {
   const { config } = rt;
+  const aloneExits = new Map<string, GateExit>();
   const siteWorker = new Worker(
     QUEUES.site,
-    async (job) => {
+    async (job, token) => {
       const { runId, siteId } = parsePayload(fetchSitePayload, job.data, JOBS.fetchSite);
-      const outcome = await rt.nights.runSite(runId, siteId, `${job.id}:${job.attemptsStarted}`);
-      if (outcome.kind === 'skipped') await finishRunIfComplete(rt, runId);
-      return outcome;
+      const entry = await passNightGate(rt, gate, job, token);
+      try {
+        const outcome = await rt.nights.runSite(runId, siteId, `${job.id}:${job.attemptsStarted}`);
+        if (outcome.kind === 'skipped') await finishRunIfComplete(rt, runId);
+        return outcome;
+      } finally {
+        if (entry.alone) leaveOnceRecorded(aloneExits, job.id!, entry.exit, lock.lockDuration);
+        else entry.exit();
+      }
     },
     {
       connection,
@@ -202,6 +232,15 @@ function startSiteWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase):
       settings: { backoffStrategy: siteBackoff(config.ROBOTS_AUDIT_JOB_BACKOFF_MS) },
     },
   );
+  // The job's end is recorded: a job that ran alone lets the others in.
+  const recorded = (job: Job | undefined) => {
+    if (job?.id === undefined) return;
+    const exit = aloneExits.get(job.id);
+    aloneExits.delete(job.id);
+    exit?.();
+  };
+  siteWorker.on('completed', recorded);
+  siteWorker.on('failed', recorded);
   // Retries used up, or stalled past SITE_MAX_STALLS (its night kills the process that runs it):
   // the site counts as failed for its run, like one whose retries are used up, and the run can
   // end without it.
@@ -225,6 +264,41 @@ function startSiteWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase):
       .catch((e: unknown) => rt.log.warn({ runId, siteId, err: e }, 'could not count a failed site yet'));
   });
   return siteWorker;
+}
+
+/**
+ * A site job that stalled before runs alone in its process: its process died under it, and the
+ * job that killed it may have been itself or a process-mate. Alone, it dies a second time (and
+ * fails for good, SITE_MAX_STALLS) only if it is the killer; an ordinary job passes with the
+ * others. The job holds its lock while it waits at the gate: BullMQ renews the locks of every job
+ * whose processor has not returned yet, so the wait is never taken for a stall. A once-stalled
+ * job that finds another one already waiting or running here is handed back to the queue
+ * instead, since holding it would put it in the process beside a possible killer.
+ */
+async function passNightGate(rt: Runtime, gate: ExclusiveGate, job: Job, token: string | undefined): Promise<{ exit: GateExit; alone: boolean }> {
+  if (job.stalledCounter === 0) return { exit: await gate.shared(), alone: false };
+  const alone = gate.exclusive();
+  if (alone === null) {
+    rt.log.debug({ queue: 'site', job: job.id, stalls: job.stalledCounter }, 'site job stalled before, and another runs alone here: handed back');
+    await job.moveToDelayed(Date.now() + ALONE_HAND_BACK_DELAY_MS, token);
+    throw new DelayedError();
+  }
+  rt.log.info({ queue: 'site', job: job.id, stalls: job.stalledCounter, waitsFor: gate.state().shared }, 'site job stalled before: it runs alone in its process');
+  return { exit: await alone, alone: true };
+}
+
+/**
+ * A job that ran alone leaves the gate once BullMQ has recorded its end (the worker's `completed`
+ * or `failed` event), not when its processor returns: until then it is still the process's, and
+ * would die with a job let in early: a second stall, and a failure, it did not earn. At the latest after
+ * `lockMs`, once its lock would have run out anyway (a closing worker records no end).
+ */
+function leaveOnceRecorded(exits: Map<string, GateExit>, jobId: string, exit: GateExit, lockMs: number): void {
+  exits.set(jobId, exit);
+  setTimeout(() => {
+    if (exits.get(jobId) === exit) exits.delete(jobId);
+    exit();
+  }, lockMs).unref();
 }
 
 /** Alert deliveries (`alerts`). */
