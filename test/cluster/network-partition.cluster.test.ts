@@ -19,7 +19,13 @@ describeFault('a worker host cut off from the network, mid-run, then healed', {
   holdMs: 4 * JOB_LOCK_MS,
   async check(c, result, victim) {
     expect(result.doneAtHeal, 'the other hosts went on while it was away').toBeGreaterThan(result.doneAtFault);
-    expect(isRunning(c.workers.get(victim.name)!)).toBe(true);
+    const worker = c.workers.get(victim.name)!;
+    expect(isRunning(worker)).toBe(true);
+    // Its outage log said both went away and came back.
+    for (const service of ['Redis', 'Postgres']) {
+      expect(worker.log()).toMatch(new RegExp(`"msg":"${service} at [^"]* unreachable`));
+      expect(worker.log()).toMatch(new RegExp(`"msg":"${service} at [^"]* reachable again`));
+    }
     const stored = [...result.nightsStored.values()].reduce((a, b) => a + b, 0);
     expect(stored, 'nights stored, summed over the hosts').toBe(SITES);
     expect(result.jobsLost.get(victim.name), 'jobs the unplugged worker lost').toBeGreaterThan(0);

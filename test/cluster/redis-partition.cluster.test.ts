@@ -20,7 +20,12 @@ describeFault('a worker host cut off from Redis only, mid-run, then healed', {
   holdMs: 4 * JOB_LOCK_MS,
   async check(c, result, victim) {
     expect(result.doneAtHeal, 'the other hosts went on while it was cut off').toBeGreaterThan(result.doneAtFault);
-    expect(isRunning(c.workers.get(victim.name)!)).toBe(true);
+    const worker = c.workers.get(victim.name)!;
+    expect(isRunning(worker)).toBe(true);
+    // Its outage log said Redis went away and came back; Postgres never went away.
+    expect(worker.log()).toMatch(/"msg":"Redis at [^"]* unreachable/);
+    expect(worker.log()).toMatch(/"msg":"Redis at [^"]* reachable again/);
+    expect(worker.log()).not.toMatch(/"msg":"Postgres at [^"]* unreachable/);
     const stored = [...result.nightsStored.values()].reduce((a, b) => a + b, 0);
     expect(stored, 'nights stored, summed over the hosts').toBe(SITES);
     expect(result.jobsLost.get(victim.name), 'jobs the cut-off worker lost').toBeGreaterThan(0);
