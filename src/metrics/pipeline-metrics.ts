@@ -31,7 +31,8 @@ export const FETCH_DURATION_BUCKETS_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 
  * result, and what the job stored in Postgres counted only where the other had not stored it first.
  */
 export type JobResult = 'completed' | 'failed' | 'retried' | 'lost';
-export type DeliveryResult = 'delivered' | 'already_delivered' | 'gone' | 'retried' | 'failed';
+/** `taken_over`: not sent, the job having become another worker's while this one was paused or away. */
+export type DeliveryResult = 'delivered' | 'already_delivered' | 'gone' | 'retried' | 'failed' | 'taken_over';
 
 /** What the services report; each call is one increment or one observation. */
 export interface PipelineRecorder {

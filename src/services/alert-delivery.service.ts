@@ -127,11 +127,19 @@ export function createAlertDeliveryService(deps: AlertDeliveryDeps) {
     return deps.mail.send({ to, ...content, messageId: alertMessageId(job, deps.mail.domain), date, headers: { ...ALERT_MAIL_HEADERS } });
   }
 
-  async function deliver(deliveryId: number): Promise<'delivered' | 'already-delivered' | 'gone'> {
+  /**
+   * One attempt of a delivery. `stillOurs`, asked just before the message goes out, says whether
+   * the job is still this worker's (its lock): a worker that was paused or cut off from Redis past
+   * its lock finds that another has taken the delivery over, and sends nothing. It narrows the
+   * repeats to a message already on its way when its sender lost the job (webhooks are at least
+   * once, with the same id: docs/operations.md, "Several machines").
+   */
+  async function deliver(deliveryId: number, options: { stillOurs?: () => Promise<boolean> } = {}): Promise<'delivered' | 'already-delivered' | 'gone' | 'taken-over'> {
     const job = await deps.store.loadDelivery(deliveryId);
     // The channel (and so its deliveries) was removed after the job was queued.
     if (!job) return 'gone';
     if (job.status === 'delivered') return 'already-delivered';
+    if (options.stillOurs && !(await options.stillOurs())) return 'taken-over';
     const result = await attempt(job);
     const log = deps.log.child({ queue: 'alerts', delivery: job.id, channel: job.channel.id });
     if (result.ok) {

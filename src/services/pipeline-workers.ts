@@ -305,10 +305,13 @@ function leaveOnceRecorded(exits: Map<string, GateExit>, jobId: string, exit: Ga
 function startAlertsWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase): Worker {
   const alertsWorker = new Worker(
     QUEUES.alerts,
-    async (job) => {
+    async (job, token) => {
       const { deliveryId } = parsePayload(deliverAlertPayload, job.data, JOBS.deliverAlert);
-      const result = await rt.delivery.deliver(deliveryId);
-      rt.recorder.deliveryEnded(result === 'already-delivered' ? 'already_delivered' : result);
+      // The job's lock, renewed just before the message goes out: refused when another worker
+      // took the delivery over while this one was paused or away from Redis (a fence).
+      const stillOurs = async () => token !== undefined && (await job.extendLock(token, lock.lockDuration)) === 1;
+      const result = await rt.delivery.deliver(deliveryId, { stillOurs });
+      rt.recorder.deliveryEnded(result === 'already-delivered' ? 'already_delivered' : result === 'taken-over' ? 'taken_over' : result);
       return result;
     },
     { connection, prefix, concurrency: rt.config.ROBOTS_AUDIT_ALERT_CONCURRENCY, ...lock },

@@ -93,3 +93,25 @@ describe('e-mail channels', () => {
     await expect(service(MAIL, answer).deliver(41)).rejects.toBeInstanceOf(kind);
   });
 });
+
+describe('a delivery taken over by another worker is not sent', () => {
+  it.each([
+    ['the job is still this worker\'s: sent', true, 'delivered', 1],
+    ['another worker took it over (lock refused): not sent', false, 'taken-over', 0],
+  ])('%s', async (_name, ours, outcome, sends) => {
+    let sent = 0;
+    const service = createAlertDeliveryService({
+      store: { loadDelivery: async () => job, markDelivered: async () => {}, markAttemptFailed: async () => {}, markFailed: async () => {} },
+      deliver: async () => {
+        sent += 1;
+        return { ok: true, status: 200, error: null, retryable: false, gone: false, durationMs: 5 };
+      },
+      mail: null,
+      log: createLogger('silent', new PassThrough()),
+      now: () => new Date('2026-11-22T03:00:01Z'),
+      userAgent: 'robots-audit/test',
+    });
+    expect(await service.deliver(41, { stillOurs: async () => ours })).toBe(outcome);
+    expect(sent).toBe(sends);
+  });
+});
