@@ -153,6 +153,16 @@ export const envSchema = z.object({
    * within about twice this, milliseconds.
    */
   ROBOTS_AUDIT_JOB_LOCK_MS: int(30_000, 1_000),
+  /**
+   * How long Postgres lets a pipeline session sit idle inside a transaction before it ends the
+   * session and rolls the transaction back (`idle_in_transaction_session_timeout`), milliseconds.
+   * A worker frozen or cut off in the middle of its night transaction holds the run's counter row,
+   * which every other worker's night transaction updates: without this, the whole deployment
+   * waits for it (issue 30's cluster tests). Between the statements of a transaction the pipeline
+   * waits on nothing but itself (milliseconds), so this only ever ends a lost session; keep it
+   * below ROBOTS_AUDIT_JOB_LOCK_MS. 0: no limit.
+   */
+  ROBOTS_AUDIT_DB_IDLE_TRANSACTION_MS: int(10_000, 0),
   /** How long a fetch waits before trying a host that another fetch is using. */
   ROBOTS_AUDIT_HOST_BUSY_DELAY_MS: int(500, 1),
   /**

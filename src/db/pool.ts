@@ -20,6 +20,12 @@ export interface CreatePoolOptions {
    * its first match) made Postgres spend 0.5 to 0.7 s compiling it (docs/benchmarks.md).
    */
   jit?: boolean;
+  /**
+   * Postgres ends a session idle inside a transaction for longer than this, rolling it back
+   * (`idle_in_transaction_session_timeout`): the locks of a client frozen or cut off mid-transaction
+   * go after this long instead of with its TCP connection, which may take hours. 0 or absent: none.
+   */
+  idleInTransactionMs?: number;
 }
 
 /** Default pool size: enough for a worker's concurrent jobs without exhausting the server. */
@@ -56,6 +62,7 @@ export function createPool(url: string, options: CreatePoolOptions = {}): pg.Poo
     max: options.max ?? DEFAULT_POOL_MAX,
     application_name: options.applicationName ?? 'robots-audit',
     ...(options.connectionTimeoutMillis !== undefined ? { connectionTimeoutMillis: options.connectionTimeoutMillis } : {}),
+    ...(options.idleInTransactionMs ? { idle_in_transaction_session_timeout: options.idleInTransactionMs } : {}),
   });
   // An idle client whose connection dies (server restart, database dropped) is discarded by the
   // pool; without a listener the 'error' event would crash the process. A real outage still

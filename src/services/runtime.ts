@@ -97,7 +97,7 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
   const now = options.now ?? (() => new Date());
   const recorder = options.recorder ?? NO_METRICS;
   const outages = options.outages ?? createServiceOutages({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }, log);
-  const db = await openDatabase(config.DATABASE_URL);
+  const db = await openDatabase(config.DATABASE_URL, config.ROBOTS_AUDIT_DB_IDLE_TRANSACTION_MS);
   const repos = createRepos(db.db);
   const redis = createRedis(config.REDIS_URL, 'worker');
   const schedule = retryScheduleOf(config);
@@ -151,9 +151,13 @@ export async function createRuntime(config: AppConfig, log: Logger, options: Run
   };
 }
 
-/** The database, once it is known to be migrated (closed again when it is not). */
-async function openDatabase(url: string): Promise<DbHandle> {
-  const db = createDb(url, { applicationName: 'robots-audit' });
+/**
+ * The database, once it is known to be migrated (closed again when it is not). A session left
+ * idle in a transaction past `idleInTransactionMs` is ended by Postgres (a frozen or cut-off
+ * process's locks would hold every other worker's nights).
+ */
+async function openDatabase(url: string, idleInTransactionMs: number): Promise<DbHandle> {
+  const db = createDb(url, { applicationName: 'robots-audit', idleInTransactionMs });
   try {
     await assertMigrated(db.db);
   } catch (err) {

@@ -7,7 +7,7 @@
  */
 import { expect } from 'vitest';
 import { JOB_LOCK_MS } from './harness/cluster.js';
-import { deliveredCount, isRunning, receivedWebhooks } from './harness/nights.js';
+import { deliveredCount, isRunning, lostJobsOf, receivedWebhooks } from './harness/nights.js';
 import { SITES, describeFault } from './harness/suite.js';
 
 describeFault('a worker host cut off from Redis only, mid-run, then healed', {
@@ -28,7 +28,7 @@ describeFault('a worker host cut off from Redis only, mid-run, then healed', {
     expect(worker.log()).not.toMatch(/"msg":"Postgres at [^"]* unreachable/);
     const stored = [...result.nightsStored.values()].reduce((a, b) => a + b, 0);
     expect(stored, 'nights stored, summed over the hosts').toBe(SITES);
-    expect(result.jobsLost.get(victim.name), 'jobs the cut-off worker lost').toBeGreaterThan(0);
+    expect(await lostJobsOf(c, victim, result), 'jobs the cut-off worker lost').toBeGreaterThan(0);
     expect(receivedWebhooks(c).ids).toBe(await deliveredCount(c));
   },
 });

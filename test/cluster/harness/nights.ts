@@ -5,6 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { Cluster, RobotsAuditProcess } from './cluster.js';
+import type { Host } from './netns.js';
 import { waitFor } from './data-host.js';
 
 const FIRST_NIGHT = Date.UTC(2026, 8, 1, 3);
@@ -31,6 +32,8 @@ export interface NightResult {
   nightsStored: Map<string, number>;
   /** Jobs each worker host counted as lost (finished after another took them over). */
   jobsLost: Map<string, number>;
+  /** Lost jobs each worker host had counted before the night. */
+  jobsLostBefore: Map<string, number>;
 }
 
 async function one<T>(c: Cluster, text: string, params: unknown[] = []): Promise<T> {
@@ -102,7 +105,23 @@ export async function nightWithFault(
     nightsStored.set(host, a.stored >= b.stored ? a.stored - b.stored : a.stored);
     jobsLost.set(host, a.lost >= b.lost ? a.lost - b.lost : a.lost);
   }
-  return { runId, doneAtFault, doneAtHeal, nightsStored, jobsLost };
+  const jobsLostBefore = new Map([...before].map(([host, b]) => [host, b.lost]));
+  return { runId, doneAtFault, doneAtHeal, nightsStored, jobsLost, jobsLostBefore };
+}
+
+/**
+ * Waits until the worker of `host` has counted a lost job this night: a worker that was cut off
+ * hears Redis refuse its results only when its connection's retransmissions get through, which
+ * may be after the run was completed by the others. Returns how many it counted.
+ */
+export async function lostJobsOf(c: Cluster, host: Host, result: NightResult): Promise<number> {
+  const before = result.jobsLostBefore.get(host.name) ?? 0;
+  let lost = 0;
+  await waitFor(`${host.name} to count its lost jobs`, async () => {
+    lost = ((await counters(c)).get(host.name)?.lost ?? 0) - before;
+    return lost > 0;
+  }, 60_000);
+  return lost;
 }
 
 /** What every night must leave, fault or not. */

@@ -104,7 +104,7 @@ describe('a delivery taken over by another worker is not sent', () => {
       store: { loadDelivery: async () => job, markDelivered: async () => {}, markAttemptFailed: async () => {}, markFailed: async () => {} },
       deliver: async () => {
         sent += 1;
-        return { ok: true, status: 200, error: null, retryable: false, gone: false, durationMs: 5 };
+        return { ok: true, status: 200, retryable: false, gone: false, durationMs: 5 };
       },
       mail: null,
       log: createLogger('silent', new PassThrough()),
