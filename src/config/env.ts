@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { FLAPPING_SETTLE_NIGHTS, FLAPPING_WINDOW_NIGHTS } from '../policy/flapping.js';
 import { DEFAULT_RUN_HOLD_SECONDS } from '../policy/run-hold.js';
 import type { RetrySchedule } from '../policy/retry-schedule.js';
+import { redisTargetOf, RedisUrlError } from './redis-options.js';
 
 const seconds = (list: string) =>
   list
@@ -43,7 +44,21 @@ const port = (def: number) => z.coerce.number().int().min(0).max(65_535).default
 
 export const envSchema = z.object({
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/test'),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /**
+   * `redis://` or `rediss://` (read by ioredis), or a Sentinel-managed Redis:
+   * `redis+sentinel://[user:password@]host:26379,host:26379/master-name[/db]` (src/config/redis-options.ts).
+   */
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .superRefine((url, ctx) => {
+      try {
+        redisTargetOf(url);
+      } catch (err) {
+        if (!(err instanceof RedisUrlError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+      }
+    }),
   /** BullMQ key prefix; tests use a unique one per file. */
   ROBOTS_AUDIT_QUEUE_PREFIX: z.string().default('robots-audit'),
   ROBOTS_AUDIT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

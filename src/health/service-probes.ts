@@ -50,6 +50,11 @@ export function reasonOf(err: unknown, timeoutMs?: number): string {
     if (code) return code;
   }
   const message = err instanceof Error ? err.message : String(err);
+  // ioredis through Sentinel, after a round over every Sentinel: none was reached, or none knew the primary.
+  if (/^All sentinels are unreachable/.test(message)) {
+    const last = /\b(E[A-Z]{3,})\b/.exec(message)?.[1];
+    return `no Sentinel answered with the primary's address${last ? ` (${last})` : ''}`;
+  }
   if (/timeout|timed out/i.test(message)) return timeoutMs === undefined ? 'no answer in time' : `no answer within ${timeoutMs} ms`;
   return message.split('\n')[0]!.trim() || 'unknown error';
 }
@@ -58,7 +63,7 @@ export function reasonOf(err: unknown, timeoutMs?: number): string {
 export function isConnectionError(err: unknown): boolean {
   if (codeOf(err) !== null) return true;
   const message = err instanceof Error ? err.message : String(err);
-  return /connection is closed|connection terminated|econn|socket|stream isn't writeable|reached the max retries/i.test(message);
+  return /connection is closed|connection terminated|econn|socket|stream isn't writeable|reached the max retries|sentinels are unreachable/i.test(message);
 }
 
 /** `work`, or a rejection after `ms` (the work itself is not cancelled). */
@@ -114,12 +119,15 @@ export function redisProbe(url: string, timeoutMs: number): ServiceProbe {
     url,
     async check() {
       let lastError: unknown = null;
-      const { Redis } = await import('ioredis');
-      const redis = new Redis(url, {
+      const { redisClient } = await import('./redis-client.js');
+      const redis = redisClient(url, {
         lazyConnect: true,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
         retryStrategy: () => null,
+        // Through Sentinel: one round over the Sentinels, and no watch for failovers (a check lives a moment).
+        sentinelRetryStrategy: () => null,
+        failoverDetector: false,
         connectTimeout: timeoutMs,
         commandTimeout: timeoutMs,
       });
