@@ -38,6 +38,15 @@ export const DASHBOARD_COMPUTE_MS = 5_000;
 /** Threads the dashboard computes in (ROBOTS_AUDIT_DASHBOARD_COMPUTE_THREADS). */
 export const DASHBOARD_COMPUTE_THREADS = 1;
 
+/**
+ * What `worker` and `scheduler` do at start about a Redis unsafe for the queues
+ * (ROBOTS_AUDIT_REDIS_CHECK; src/health/redis-check.ts): `strict` refuses one that may evict keys
+ * or keeps nothing on disk; `standard` refuses eviction and warns of no persistence (the product
+ * re-enqueues from Postgres what a restart forgot); `warn` only warns; `off` does not look.
+ */
+export const REDIS_CHECK_MODES = ['strict', 'standard', 'warn', 'off'] as const;
+export type RedisCheckMode = (typeof REDIS_CHECK_MODES)[number];
+
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 /** A TCP port; 0 means the listener is off. */
 const port = (def: number) => z.coerce.number().int().min(0).max(65_535).default(def);
@@ -59,6 +68,8 @@ export const envSchema = z.object({
         ctx.addIssue({ code: 'custom', message: err.message });
       }
     }),
+  /** At start, workers and the scheduler read Redis' eviction policy and persistence and refuse or warn (REDIS_CHECK_MODES). */
+  ROBOTS_AUDIT_REDIS_CHECK: z.enum(REDIS_CHECK_MODES).default('standard'),
   /** BullMQ key prefix; tests use a unique one per file. */
   ROBOTS_AUDIT_QUEUE_PREFIX: z.string().default('robots-audit'),
   ROBOTS_AUDIT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
