@@ -163,12 +163,16 @@ const RECONNECT_AND_RESEND = 2;
 /**
  * ioredis' options for a Sentinel target. ioredis asks the Sentinels for the primary whenever it
  * (re)connects, and checks the role of the server it reaches, so a connection lost with a dead
- * primary comes back to the one Sentinel promotes. Two more cases are covered here:
- * - `failoverDetector`: each connection listens for Sentinel's `+switch-master` and reconnects at
- *   once, instead of staying on a primary that was demoted but still answers (a network split);
- *   it costs a connection to each Sentinel (up to ioredis' 10) per Redis connection.
- * - `reconnectOnError` on READONLY: a write that reached the demoted primary before the detector
- *   spoke is sent again to the new one (a write refused by a replica changed nothing).
+ * primary comes back to the one Sentinel promotes; a primary Sentinel demotes while it still
+ * answers has its clients disconnected by Sentinel (CLIENT KILL), and they come back the same
+ * way. A primary demoted otherwise (REPLICAOF by hand, or by Sentinel after a network split
+ * while clients wrote to it from its side) keeps its clients: their next write is refused with
+ * READONLY, and `reconnectOnError` then reconnects through the Sentinels and sends it again to
+ * the new primary (a write a replica refused changed nothing).
+ *
+ * ioredis' `failoverDetector` (a subscription to `+switch-master` on every Sentinel, per
+ * connection) is left off: its Sentinel connections have no error listener, so each Sentinel
+ * that is down printed an "Unhandled error event" stack trace per Redis connection every minute.
  */
 export function sentinelConnectionOptions(target: SentinelTarget): RedisOptions {
   return {
@@ -180,7 +184,7 @@ export function sentinelConnectionOptions(target: SentinelTarget): RedisOptions 
     ...(target.password !== undefined ? { password: target.password } : {}),
     ...(target.sentinelUsername !== undefined ? { sentinelUsername: target.sentinelUsername } : {}),
     ...(target.sentinelPassword !== undefined ? { sentinelPassword: target.sentinelPassword } : {}),
-    failoverDetector: true,
+    failoverDetector: false,
     reconnectOnError: (err) => (READ_ONLY_REPLICA.test(err.message) ? RECONNECT_AND_RESEND : false),
   };
 }

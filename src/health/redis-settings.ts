@@ -45,7 +45,6 @@ export async function readRedisSettings(url: string, timeoutMs: number): Promise
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     sentinelRetryStrategy: () => null,
-    failoverDetector: false,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
   });

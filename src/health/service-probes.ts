@@ -125,9 +125,8 @@ export function redisProbe(url: string, timeoutMs: number): ServiceProbe {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
         retryStrategy: () => null,
-        // Through Sentinel: one round over the Sentinels, and no watch for failovers (a check lives a moment).
+        // Through Sentinel: one round over the Sentinels.
         sentinelRetryStrategy: () => null,
-        failoverDetector: false,
         connectTimeout: timeoutMs,
         commandTimeout: timeoutMs,
       });

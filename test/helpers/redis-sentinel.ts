@@ -41,6 +41,12 @@ export interface RedisSentinel {
   killPrimary(): Promise<number>;
   /** Resolves with the new primary's port once a Sentinel names another than `oldPort` and that one says it is a master. */
   failedOver(oldPort: number, timeoutMs?: number): Promise<number>;
+  /**
+   * A failover with the primary alive (`SENTINEL FAILOVER`): it is demoted to a replica (and
+   * Sentinel has it drop its clients). Resolves once a replica is promoted and the old primary
+   * replicates from it (ready for another failover): the old port and the new.
+   */
+  forceFailover(timeoutMs?: number): Promise<{ from: number; to: number }>;
   /** Kills every process and removes the directory. */
   stop(): Promise<void>;
 }
@@ -150,6 +156,20 @@ export async function startRedisSentinel(options: RedisSentinelOptions = {}): Pr
       }
       throw new Error(`no Sentinel answered: ${(lastError as Error | null)?.message ?? 'none started'}`);
     };
+    const failedOver = async (oldPort: number, timeoutMs = 30_000): Promise<number> => {
+      let promoted = 0;
+      await until(
+        `Sentinel to promote a replica in place of port ${oldPort}`,
+        async () => {
+          const port = await primaryPort();
+          if (port === oldPort) return false;
+          promoted = port;
+          return (await replication(port)).role === 'master';
+        },
+        timeoutMs,
+      );
+      return promoted;
+    };
     return {
       name,
       url: `redis+sentinel://${sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/${name}`,
@@ -163,19 +183,20 @@ export async function startRedisSentinel(options: RedisSentinelOptions = {}): Pr
         await server.kill('SIGKILL');
         return port;
       },
-      async failedOver(oldPort, timeoutMs = 30_000) {
-        let promoted = 0;
+      failedOver,
+      async forceFailover(timeoutMs = 30_000) {
+        const from = await primaryPort();
+        await ask(sentinels[0]!.port, 'SENTINEL', 'FAILOVER', name);
+        const to = await failedOver(from, timeoutMs);
         await until(
-          `Sentinel to promote a replica in place of port ${oldPort}`,
+          `the old primary (port ${from}) to replicate from the new one`,
           async () => {
-            const port = await primaryPort();
-            if (port === oldPort) return false;
-            promoted = port;
-            return (await replication(port)).role === 'master';
+            const info = await replication(from);
+            return info.role === 'slave' && info.master_port === String(to) && info.master_link_status === 'up';
           },
           timeoutMs,
         );
-        return promoted;
+        return { from, to };
       },
       stop: stopAll,
     };

@@ -99,8 +99,8 @@ describe("ioredis' options for a Sentinel target", () => {
     expect(options).not.toHaveProperty('username');
   });
 
-  it("follows Sentinel's +switch-master at once", () => {
-    expect(options.failoverDetector).toBe(true);
+  it("no failover detector (its Sentinel connections print every error): a demoted primary is left on READONLY", () => {
+    expect(options.failoverDetector).toBe(false);
   });
 
   it.each([
