@@ -93,7 +93,8 @@ export function judgeRedis(reading: RedisReading, mode: RedisCheckMode, shownUrl
   if (mode === 'off') return verdict;
   const at = `Redis at ${shownUrl}`;
   if (reading.kind === 'unreachable') {
-    verdict.notes.push(`${at} not checked for eviction and persistence: it does not answer (${reading.reason}); starting`);
+    // The outage log names Redis and its URL already: this line only says what was not done.
+    verdict.notes.push(`eviction policy and persistence of Redis not checked: it does not answer (${reading.reason}); starting`);
     return verdict;
   }
   if (reading.kind === 'unreadable') {
