@@ -75,6 +75,9 @@ export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
+/** What node-postgres says of a query on a connection that was closed under it. */
+const KEPT_CONNECTION_CUT = /Connection terminated|ECONNRESET|EPIPE|not queryable/i;
+
 /**
  * Postgres: one pooled connection of its own, kept between checks (a worker checks every few
  * seconds: a connection each time would cost a server process each time), never one of the
@@ -97,11 +100,22 @@ export function postgresProbe(url: string, timeoutMs: number): ServiceProbe {
     service: 'Postgres',
     url,
     async check() {
+      const started = Date.now();
       try {
         await withDeadline(pool.query('select 1'), timeoutMs);
         return { reachable: true };
       } catch (err) {
-        return { reachable: false, reason: reasonOf(err, timeoutMs) };
+        // The connection kept from the last check may have been cut meanwhile (Postgres going
+        // away, a pooler closing idle connections) and found so only now: the pool drops it, and
+        // a new one says how the server is now (ECONNREFUSED, or answering after all).
+        const left = timeoutMs - (Date.now() - started);
+        if (!KEPT_CONNECTION_CUT.test(err instanceof Error ? err.message : String(err)) || left <= 0) return { reachable: false, reason: reasonOf(err, timeoutMs) };
+        try {
+          await withDeadline(pool.query('select 1'), left);
+          return { reachable: true };
+        } catch (again) {
+          return { reachable: false, reason: reasonOf(again, timeoutMs) };
+        }
       }
     },
     close: () => (closed ??= pool.end()),
