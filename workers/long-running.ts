@@ -1,12 +1,13 @@
 /**
  * What the worker and the scheduler share around their work: their endpoints (/metrics, /healthz,
- * /readyz) up first, a stop on SIGTERM, SIGINT or the caller's signal, a Postgres that does not
- * answer yet waited for (not fatal: the process may start before its database), and the
- * endpoints closed last, whatever the work did.
+ * /readyz) up first, Redis checked for eviction and persistence (a refusal stops the process), a
+ * stop on SIGTERM, SIGINT or the caller's signal, a Postgres that does not answer yet waited for
+ * (not fatal: the process may start before its database), and the endpoints closed last, whatever
+ * the work did.
  */
 import type { AppConfig } from '../src/config/env.js';
 import type { Logger } from '../src/log/logger.js';
-import { startProcessHealth } from '../src/services/process-health.js';
+import { checkRedisSettings, startProcessHealth } from '../src/services/process-health.js';
 import type { ProcessHealth } from '../src/services/process-health.js';
 import { untilStopped } from './shutdown.js';
 
@@ -34,6 +35,8 @@ export async function runUntilStopped<T>(config: AppConfig, log: Logger, options
     return why;
   });
   try {
+    // A Redis unsafe for the queues stops the process before it waits for anything (ROBOTS_AUDIT_REDIS_CHECK).
+    await checkRedisSettings(config, log, health.outages.redis);
     if (!(await health.waitForPostgres(stop.signal))) {
       log.info({ why: await stopped }, `${options.name} stopped before Postgres answered`);
       return null;

@@ -33,13 +33,21 @@ export async function runScheduler(config: AppConfig, log: Logger, options: { si
 async function schedule(config: AppConfig, log: Logger, health: ProcessHealth, stopped: Promise<string>): Promise<void> {
   const runtime = await createRuntime(config, log, { recorder: health.recorder, outages: health.outages });
   health.attach(runtime);
-  await runtime.queues.runs.upsertJobScheduler(
-    NIGHTLY_SCHEDULER_ID,
-    { pattern: config.ROBOTS_AUDIT_SCHEDULE, tz: config.ROBOTS_AUDIT_TIMEZONE },
-    { name: JOBS.startRun, data: { portfolio: null } },
-  );
+  const upsertNightly = () =>
+    runtime.queues.runs.upsertJobScheduler(
+      NIGHTLY_SCHEDULER_ID,
+      { pattern: config.ROBOTS_AUDIT_SCHEDULE, tz: config.ROBOTS_AUDIT_TIMEZONE },
+      { name: JOBS.startRun, data: { portfolio: null } },
+    );
+  await upsertNightly();
   // Portfolio schedules: in line with Postgres now, then every ROBOTS_AUDIT_SCHEDULE_SYNC_MS.
   const syncSchedules = async () => {
+    // A Redis that restarted without persistence forgot the nightly job scheduler too: made again
+    // here, as the portfolios' are below, so that the next night still fires.
+    if (!(await runtime.queues.runs.getJobScheduler(NIGHTLY_SCHEDULER_ID))) {
+      await upsertNightly();
+      log.info({ scheduler: NIGHTLY_SCHEDULER_ID }, 'nightly job scheduler made again (Redis had lost it)');
+    }
     const wanted = (await runtime.repos.portfolios.scheduledPortfolios()).map((p) => ({ portfolioId: p.id, portfolio: p.name, cron: p.cron, timeZone: p.timeZone }));
     const done = await syncPortfolioSchedulers(runtime.queues.runs, wanted);
     if (done.upserted.length + done.removed.length > 0) log.info({ ...done, scheduled: wanted.length }, 'portfolio schedules synced');

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { FLAPPING_SETTLE_NIGHTS, FLAPPING_WINDOW_NIGHTS } from '../policy/flapping.js';
 import { DEFAULT_RUN_HOLD_SECONDS } from '../policy/run-hold.js';
 import type { RetrySchedule } from '../policy/retry-schedule.js';
+import { redisTargetOf, RedisUrlError } from './redis-options.js';
 
 const seconds = (list: string) =>
   list
@@ -37,13 +38,38 @@ export const DASHBOARD_COMPUTE_MS = 5_000;
 /** Threads the dashboard computes in (ROBOTS_AUDIT_DASHBOARD_COMPUTE_THREADS). */
 export const DASHBOARD_COMPUTE_THREADS = 1;
 
+/**
+ * What `worker` and `scheduler` do at start about a Redis unsafe for the queues
+ * (ROBOTS_AUDIT_REDIS_CHECK; src/health/redis-check.ts): `strict` refuses one that may evict keys
+ * or keeps nothing on disk; `standard` refuses eviction and warns of no persistence (the product
+ * re-enqueues from Postgres what a restart forgot); `warn` only warns; `off` does not look.
+ */
+export const REDIS_CHECK_MODES = ['strict', 'standard', 'warn', 'off'] as const;
+export type RedisCheckMode = (typeof REDIS_CHECK_MODES)[number];
+
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 /** A TCP port; 0 means the listener is off. */
 const port = (def: number) => z.coerce.number().int().min(0).max(65_535).default(def);
 
 export const envSchema = z.object({
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/test'),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /**
+   * `redis://` or `rediss://` (read by ioredis), or a Sentinel-managed Redis:
+   * `redis+sentinel://[user:password@]host:26379,host:26379/master-name[/db]` (src/config/redis-options.ts).
+   */
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .superRefine((url, ctx) => {
+      try {
+        redisTargetOf(url);
+      } catch (err) {
+        if (!(err instanceof RedisUrlError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+      }
+    }),
+  /** At start, workers and the scheduler read Redis' eviction policy and persistence and refuse or warn (REDIS_CHECK_MODES). */
+  ROBOTS_AUDIT_REDIS_CHECK: z.enum(REDIS_CHECK_MODES).default('standard'),
   /** BullMQ key prefix; tests use a unique one per file. */
   ROBOTS_AUDIT_QUEUE_PREFIX: z.string().default('robots-audit'),
   ROBOTS_AUDIT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -50,6 +50,11 @@ export function reasonOf(err: unknown, timeoutMs?: number): string {
     if (code) return code;
   }
   const message = err instanceof Error ? err.message : String(err);
+  // ioredis through Sentinel, after a round over every Sentinel: none was reached, or none knew the primary.
+  if (/^All sentinels are unreachable/.test(message)) {
+    const last = /\b(E[A-Z]{3,})\b/.exec(message)?.[1];
+    return `no Sentinel answered with the primary's address${last ? ` (${last})` : ''}`;
+  }
   if (/timeout|timed out/i.test(message)) return timeoutMs === undefined ? 'no answer in time' : `no answer within ${timeoutMs} ms`;
   return message.split('\n')[0]!.trim() || 'unknown error';
 }
@@ -58,7 +63,7 @@ export function reasonOf(err: unknown, timeoutMs?: number): string {
 export function isConnectionError(err: unknown): boolean {
   if (codeOf(err) !== null) return true;
   const message = err instanceof Error ? err.message : String(err);
-  return /connection is closed|connection terminated|econn|socket|stream isn't writeable|reached the max retries/i.test(message);
+  return /connection is closed|connection terminated|econn|socket|stream isn't writeable|reached the max retries|sentinels are unreachable/i.test(message);
 }
 
 /** `work`, or a rejection after `ms` (the work itself is not cancelled). */
@@ -69,6 +74,9 @@ export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
+
+/** What node-postgres says of a query on a connection that was closed under it. */
+const KEPT_CONNECTION_CUT = /Connection terminated|ECONNRESET|EPIPE|not queryable/i;
 
 /**
  * Postgres: one pooled connection of its own, kept between checks (a worker checks every few
@@ -92,11 +100,22 @@ export function postgresProbe(url: string, timeoutMs: number): ServiceProbe {
     service: 'Postgres',
     url,
     async check() {
+      const started = Date.now();
       try {
         await withDeadline(pool.query('select 1'), timeoutMs);
         return { reachable: true };
       } catch (err) {
-        return { reachable: false, reason: reasonOf(err, timeoutMs) };
+        // The connection kept from the last check may have been cut meanwhile (Postgres going
+        // away, a pooler closing idle connections) and found so only now: the pool drops it, and
+        // a new one says how the server is now (ECONNREFUSED, or answering after all).
+        const left = timeoutMs - (Date.now() - started);
+        if (!KEPT_CONNECTION_CUT.test(err instanceof Error ? err.message : String(err)) || left <= 0) return { reachable: false, reason: reasonOf(err, timeoutMs) };
+        try {
+          await withDeadline(pool.query('select 1'), left);
+          return { reachable: true };
+        } catch (again) {
+          return { reachable: false, reason: reasonOf(again, timeoutMs) };
+        }
       }
     },
     close: () => (closed ??= pool.end()),
@@ -114,12 +133,14 @@ export function redisProbe(url: string, timeoutMs: number): ServiceProbe {
     url,
     async check() {
       let lastError: unknown = null;
-      const { Redis } = await import('ioredis');
-      const redis = new Redis(url, {
+      const { redisClient } = await import('./redis-client.js');
+      const redis = redisClient(url, {
         lazyConnect: true,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
         retryStrategy: () => null,
+        // Through Sentinel: one round over the Sentinels.
+        sentinelRetryStrategy: () => null,
         connectTimeout: timeoutMs,
         commandTimeout: timeoutMs,
       });

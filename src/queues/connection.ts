@@ -1,10 +1,12 @@
 /** Redis connections for BullMQ. Workers need `maxRetriesPerRequest: null` (BullMQ requirement). */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { redisClient } from '../health/redis-client.js';
 import { isConnectionError, reasonOf } from '../health/service-probes.js';
 import type { Logger } from '../log/logger.js';
 
 export function createRedis(url: string, role: 'worker' | 'producer' = 'worker', options: { autoPipelining?: boolean } = {}): Redis {
-  return new Redis(url, {
+  // `url` may name a Redis server or a Sentinel-managed one: redisClient reads it either way.
+  return redisClient(url, {
     // Workers block on Redis and must wait through a Redis restart instead of failing.
     maxRetriesPerRequest: role === 'worker' ? null : 3,
     enableOfflineQueue: true,

@@ -1,5 +1,5 @@
 /** Removing a BullMQ key prefix from Redis: what a throwaway run (the demo, a test) leaves behind. */
-import { Redis } from 'ioredis';
+import { redisClient } from '../health/redis-client.js';
 
 /** SCAN's hint of keys per step. */
 const SCAN_COUNT = 1000;
@@ -10,7 +10,7 @@ function escapeGlob(text: string): string {
 
 /** Deletes every key `<prefix>:*` with SCAN (never KEYS: it blocks Redis); returns how many. */
 export async function deletePrefixKeys(redisUrl: string, prefix: string): Promise<number> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const redis = redisClient(redisUrl, { maxRetriesPerRequest: 1 });
   try {
     let cursor = '0';
     let deleted = 0;

@@ -6,8 +6,11 @@
  */
 import type { AppConfig } from '../config/env.js';
 import { createPipelineStatusRepo } from '../db/pipeline-status.repo.js';
+import { maskUrlPassword } from '../health/masked-url.js';
 import { createServiceOutages } from '../health/outage-log.js';
-import type { ServiceOutages } from '../health/outage-log.js';
+import type { OutageLog, ServiceOutages } from '../health/outage-log.js';
+import { judgeRedis } from '../health/redis-check.js';
+import { readRedisSettings } from '../health/redis-settings.js';
 import { waitUntilReachable, watchServices } from '../health/outage-watch.js';
 import { postgresProbe, redisProbe, ServiceUnreachableError, withDeadline } from '../health/service-probes.js';
 import type { Logger } from '../log/logger.js';
@@ -100,4 +103,20 @@ export async function startProcessHealth(config: AppConfig, log: Logger, options
       await Promise.all(probes.map((p) => p.close()));
     },
   };
+}
+
+/**
+ * ROBOTS_AUDIT_REDIS_CHECK at a worker's or the scheduler's start: reads Redis' eviction policy and
+ * persistence, logs what they are and what they mean, and throws the one line of a refusal (the
+ * CLI prints it and exits 2). A Redis that does not answer is the outage log's, and not checked.
+ */
+export async function checkRedisSettings(config: AppConfig, log: Logger, outage: Pick<OutageLog, 'failed'>): Promise<void> {
+  const mode = config.ROBOTS_AUDIT_REDIS_CHECK;
+  if (mode === 'off') return;
+  const reading = await readRedisSettings(config.REDIS_URL, config.ROBOTS_AUDIT_SERVICE_CHECK_TIMEOUT_MS);
+  if (reading.kind === 'unreachable') outage.failed(reading.reason);
+  const verdict = judgeRedis(reading, mode, maskUrlPassword(config.REDIS_URL));
+  for (const note of verdict.notes) log.info({ redisCheck: mode }, note);
+  for (const warning of verdict.warnings) log.warn({ redisCheck: mode }, warning);
+  if (verdict.refusal !== null) throw new Error(verdict.refusal);
 }

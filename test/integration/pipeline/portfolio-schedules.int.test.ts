@@ -9,7 +9,8 @@
  * - a change of the shared site is alerted once, by whichever run stores the next night;
  * - a check that finds nothing changed stores one snapshot per site and updates its state,
  *   nothing else;
- * - a schedule added while the scheduler runs is taken up, one switched off is removed.
+ * - a schedule added while the scheduler runs is taken up, one switched off is removed;
+ * - the nightly job scheduler, lost with a Redis that restarted empty, is made again.
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +117,12 @@ describe('a schedule per portfolio', () => {
         [`${PORTFOLIO_SCHEDULER_PREFIX}${portfolioIds.west}`, EVERY_2_S, 'Europe/Paris', { portfolio: 'west', runPer: 'firing' }],
       ].sort(),
     );
+  });
+
+  it('the nightly job scheduler, lost (a Redis restarted without persistence), is made again at the next sync', async () => {
+    expect(await p.rt.queues.runs.removeJobScheduler('nightly')).toBe(true);
+    await eventually(async () => (await p.rt.queues.runs.getJobScheduler('nightly')) !== undefined, 'the nightly job scheduler again');
+    expect(await p.rt.queues.runs.getJobScheduler('nightly')).toMatchObject({ key: 'nightly', pattern: '0 0 1 1 *', tz: 'UTC', template: { data: { portfolio: null } } });
   });
 
   it('each firing starts a run of its portfolio only, keyed by its firing time', async () => {

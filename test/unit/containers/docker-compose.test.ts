@@ -67,8 +67,10 @@ describe('docker-compose.yml: services', () => {
     });
     expect(services.redis).toMatchObject({
       image: 'redis:7',
-      command: ['redis-server', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+      // What docs/operations.md asks of a Redis, so the worker and the scheduler start without a warning.
+      command: ['redis-server', '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction'],
       ports: ['127.0.0.1:6379:6379'],
+      volumes: ['redisdata:/data'],
       healthcheck: { test: ['CMD', 'redis-cli', 'ping'] },
     });
   });

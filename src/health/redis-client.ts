@@ -1,0 +1,15 @@
+/**
+ * A Redis connection for REDIS_URL, whatever its form (src/config/redis-options.ts): every client
+ * of the product is made here, so a Sentinel URL reaches the queues, the workers, the host locks,
+ * the probes and the Redis check alike. The caller's options say how the connection behaves
+ * (retries, timeouts); the URL says where it goes.
+ */
+import { Redis } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { redisTargetOf, sentinelConnectionOptions } from '../config/redis-options.js';
+
+export function redisClient(url: string, options: RedisOptions): Redis {
+  const target = redisTargetOf(url);
+  if (target.kind === 'server') return new Redis(target.url, options);
+  return new Redis({ ...sentinelConnectionOptions(target.sentinel), ...options });
+}
