@@ -37,23 +37,13 @@ async function byInfo(redis: Redis): Promise<RedisReadings> {
 
 /** What the Redis of `url` says of its settings, within about `timeoutMs` per step. */
 export async function readRedisSettings(url: string, timeoutMs: number): Promise<RedisReading> {
-  const { redisClient } = await import('./redis-client.js');
-  let lastError: unknown = null;
-  const redis = redisClient(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    sentinelRetryStrategy: () => null,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-  });
-  redis.on('error', (err: unknown) => (lastError = err));
+  const { oneShotRedisClient } = await import('./redis-client.js');
+  const { redis, lastError } = oneShotRedisClient(url, timeoutMs);
   try {
     try {
       await withDeadline(redis.connect(), timeoutMs);
     } catch (err) {
-      return { kind: 'unreachable', reason: reasonOf(lastError ?? err, timeoutMs) };
+      return { kind: 'unreachable', reason: reasonOf(lastError() ?? err, timeoutMs) };
     }
     try {
       return { kind: 'read', readings: await byConfig(redis) };

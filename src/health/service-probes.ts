@@ -132,25 +132,13 @@ export function redisProbe(url: string, timeoutMs: number): ServiceProbe {
     service: 'Redis',
     url,
     async check() {
-      let lastError: unknown = null;
-      const { redisClient } = await import('./redis-client.js');
-      const redis = redisClient(url, {
-        lazyConnect: true,
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-        // Through Sentinel: one round over the Sentinels.
-        sentinelRetryStrategy: () => null,
-        connectTimeout: timeoutMs,
-        commandTimeout: timeoutMs,
-      });
-      // ioredis rejects connect() with "Connection is closed."; the socket's error comes as an event.
-      redis.on('error', (err: unknown) => (lastError = err));
+      const { oneShotRedisClient } = await import('./redis-client.js');
+      const { redis, lastError } = oneShotRedisClient(url, timeoutMs);
       try {
         await withDeadline(redis.connect().then(() => redis.ping()), timeoutMs);
         return { reachable: true };
       } catch (err) {
-        return { reachable: false, reason: reasonOf(lastError ?? err, timeoutMs) };
+        return { reachable: false, reason: reasonOf(lastError() ?? err, timeoutMs) };
       } finally {
         redis.disconnect();
       }

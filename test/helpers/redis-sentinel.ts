@@ -5,6 +5,7 @@
  * test can kill the primary and see a replica promoted within seconds. `url` is REDIS_URL's
  * Sentinel form for the product (src/config/redis-options.ts).
  */
+import { until } from './poll.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,20 +64,6 @@ async function ask<T>(port: number, command: string, ...args: string[]): Promise
   }
 }
 
-/** Polls `probe` until it says yes; an error thrown (a server not answering yet) counts as no, and is named if time runs out. */
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown = null;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? ` (last: ${(lastError as Error).message})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 /** `INFO replication` as fields. */
 async function replication(port: number): Promise<Record<string, string>> {

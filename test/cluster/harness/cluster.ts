@@ -108,7 +108,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/root',
       DATABASE_URL: postgres.url(),
-      REDIS_URL: `redis://${await redis.primary()}`,
+      REDIS_URL: `redis+sentinel://${redis.sentinels.join(',')}/${SENTINEL_MASTER}`,
       ROBOTS_AUDIT_QUEUE_PREFIX: 'cluster',
       ROBOTS_AUDIT_LOG_LEVEL: 'info',
       ROBOTS_AUDIT_ALLOW_NETWORKS: `${net.subnet}.0/24`,

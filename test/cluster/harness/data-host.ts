@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { until } from '../../helpers/poll.js';
 import type { Host, Network } from './netns.js';
 
 const PG_BIN = `/usr/lib/postgresql/${fs.readdirSync('/usr/lib/postgresql').sort().at(-1)}/bin`;
@@ -33,13 +34,9 @@ export function managed(child: ChildProcess, logFile: string): ManagedProcess {
   return { child, exited };
 }
 
-export async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Waits until `probe` says yes (test/helpers/poll.ts), within `timeoutMs`. */
+export function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  return until(what, probe, timeoutMs);
 }
 
 export interface PostgresServer {
