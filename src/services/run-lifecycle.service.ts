@@ -235,6 +235,8 @@ async function finishIfComplete(deps: RunLifecycleDeps, runId: number): Promise<
   const done = finished[0] ?? null;
   // A pending site whose night came in between the two is not late: its alerts are the digest's.
   if (done) await createDigests(deps.repos, runId);
+  // What the run's nights added to the overview's counts, one row a group again (migration 0022).
+  if (done) await deps.db.execute(sql`select robots_audit_fold_site_counts()`);
   return done;
 }
 
