@@ -132,20 +132,28 @@ export async function overviewPage(pool: pg.Pool, query: OverviewQuery): Promise
   const state = query.state;
   // The sites never audited have no night to sort by: listed by origin.
   const byOrigin = query.sort === 'site' || state === 'never';
-  const [counts, first] = await Promise.all([
-    overviewCounts(pool, params),
-    byOrigin
-      ? sitesByOrigin(pool, params, query.sort === 'site' && query.descending, query.pageSize, offset, state)
-      : auditedIds(pool, query, params, offset),
-  ]);
+  const key = state === null ? null : STATE_COUNT[state];
+  const matchingOf = (counts: OverviewCounts) => (state === null ? counts.sites : key === null ? counts.sites - counts.audited : counts[key]);
+  const firstIds = () =>
+    byOrigin ? sitesByOrigin(pool, params, query.sort === 'site' && query.descending, query.pageSize, offset, state) : auditedIds(pool, query, params, offset);
+  let counts: OverviewCounts;
+  let first: number[];
+  if (params.every((p) => p === null)) {
+    // Counts of every site are a few rows (site_counts): read first, so that a list they say is
+    // empty (a card no site is in, a page past the end) is not looked for. Walking all 1,000,000
+    // sites to find none (the "never audited" card, a card of a state no site is in) took seconds.
+    counts = await overviewCounts(pool, params);
+    first = offset < matchingOf(counts) ? await firstIds() : [];
+  } else {
+    [counts, first] = await Promise.all([overviewCounts(pool, params), firstIds()]);
+  }
   // Sorted by a night's column, the sites never audited come after the audited ones, by origin.
   const ids =
-    byOrigin || state !== null || first.length === query.pageSize
+    byOrigin || state !== null || first.length === query.pageSize || counts.sites === counts.audited
       ? first
       : [...first, ...(await sitesByOrigin(pool, params, false, query.pageSize - first.length, Math.max(0, offset - counts.audited), 'never'))];
   const rows = await describeSites(pool, ids);
-  const key = state === null ? null : STATE_COUNT[state];
-  const matching = state === null ? counts.sites : key === null ? counts.sites - counts.audited : counts[key];
+  const matching = matchingOf(counts);
   return { counts, matching, rows };
 }
 
