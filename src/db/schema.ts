@@ -611,6 +611,9 @@ export const snapshotChanges = pgTable(
     // "does this night have a change that matches", counts, charts); and the nights of a rare kind.
     index('snapshot_changes_run_site_idx').on(t.runId, t.siteId, t.kinds),
     index('snapshot_changes_kinds_idx').using('gin', t.kinds),
+    // The runs page (run_summary's changes of a run): the changes that are not a first sighting. A
+    // run's first night at 1,000,000 sites has as many first sightings, which the count read whole.
+    index('snapshot_changes_run_changed_idx').on(t.runId).where(sql`${t.kinds} <> '{first_seen}'::text[]`),
   ],
 );
 

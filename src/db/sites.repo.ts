@@ -186,22 +186,19 @@ function siteReads(db: Executor) {
       return rows[0] ?? null;
     },
 
-    /** The sites a run fetches: enabled ones, of one portfolio when given. */
-    async enabledSitesForRun(options: { portfolioId?: number | null } = {}): Promise<{ id: number; origin: string }[]> {
-      const inPortfolio =
-        options.portfolioId == null
-          ? undefined
-          : exists(
-              db
-                .select({ one: sql`1` })
-                .from(portfolioSites)
-                .where(and(eq(portfolioSites.siteId, sites.id), eq(portfolioSites.portfolioId, options.portfolioId))),
-            );
-      return db
-        .select({ id: sites.id, origin: sites.origin })
-        .from(sites)
-        .where(and(eq(sites.enabled, true), inPortfolio))
-        .orderBy(asc(sites.id));
+    /**
+     * The ids of the sites a run fetches, in order: enabled ones, of one portfolio when given. One
+     * array, not a row per site: at 1,000,000 sites the run's start holds 1,000,000 numbers, not
+     * as many row objects with their origins.
+     */
+    async enabledSiteIdsForRun(options: { portfolioId?: number | null } = {}): Promise<number[]> {
+      const portfolioId = options.portfolioId ?? null;
+      const { rows } = await db.execute<{ ids: number[] }>(sql`
+        select coalesce(array_agg(s.id order by s.id), '{}') as ids from ${sites} s
+        where s.enabled
+          and (${portfolioId}::int is null
+               or exists (select 1 from ${portfolioSites} m where m.site_id = s.id and m.portfolio_id = ${portfolioId}::int))`);
+      return rows[0]!.ids;
     },
   };
 }

@@ -113,8 +113,7 @@ async function startRun(deps: RunLifecycleDeps, input: StartRunInput): Promise<{
     const { sites } = await requeueMissing(deps, reopened, { retryFailedJobs: true });
     return { run: reopened, created: false, enqueued: sites };
   }
-  const sites = await repos.sites.enabledSitesForRun({ portfolioId });
-  const siteIds = sites.map((s) => s.id);
+  const siteIds = await repos.sites.enabledSiteIdsForRun({ portfolioId });
   const { run, created } = await repos.runs.createRun({
     runKey: input.runKey,
     trigger: input.trigger,
@@ -145,7 +144,7 @@ async function reopen(db: Executor, runId: number): Promise<AuditRun> {
  * (or, for a run older than that list, its scope's enabled sites) minus what is stored.
  */
 async function missingSites(deps: RunLifecycleDeps, run: AuditRun): Promise<number[]> {
-  const members = run.siteIds ?? (await deps.repos.sites.enabledSitesForRun({ portfolioId: run.portfolioId })).map((s) => s.id);
+  const members = run.siteIds ?? (await deps.repos.sites.enabledSiteIdsForRun({ portfolioId: run.portfolioId }));
   if (members.length === 0) return [];
   const rows = await deps.db.execute<{ id: number }>(sql`
     select m.id from unnest(${`{${members.join(',')}}`}::int[]) as m(id)
@@ -235,6 +234,8 @@ async function finishIfComplete(deps: RunLifecycleDeps, runId: number): Promise<
   const done = finished[0] ?? null;
   // A pending site whose night came in between the two is not late: its alerts are the digest's.
   if (done) await createDigests(deps.repos, runId);
+  // What the run's nights added to the overview's counts, one row a group again (migration 0022).
+  if (done) await deps.db.execute(sql`select robots_audit_fold_site_counts()`);
   return done;
 }
 

@@ -20,10 +20,11 @@ import { assertMigrated } from '../../src/db/migrate.js';
 import { createDashboard } from '../../src/web/server.js';
 import { databaseUrl } from '../helpers/test-db.js';
 import { sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { download, time, WARM_UP } from './dashboard-timing.js';
+import type { Download, Timed } from './dashboard-timing.js';
 
 /** The issue's budget per page and filter, milliseconds of server time. */
 const BUDGET_MS = 200;
-const WARM_UP = 2;
 /** Process memory sampled this often while downloads run, ms. */
 const SAMPLE_MS = 25;
 
@@ -135,61 +136,7 @@ async function probes(pool: pg.Pool): Promise<Probe[]> {
   return list;
 }
 
-interface Timed {
-  median: number;
-  max: number;
-  wall: number;
-  status: number;
-}
-
-async function time(base: string, path: string, runs: number): Promise<Timed> {
-  const server: number[] = [];
-  const wall: number[] = [];
-  let status = 0;
-  for (let i = 0; i < WARM_UP + runs; i++) {
-    const t = performance.now();
-    const response = await fetch(base + path);
-    await response.arrayBuffer();
-    const elapsed = performance.now() - t;
-    status = response.status;
-    if (status !== 200) throw new Error(`${path}: HTTP ${status}`);
-    const dur = /app;dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '')?.[1];
-    if (dur === undefined) throw new Error(`${path}: no Server-Timing header`);
-    if (i >= WARM_UP) {
-      server.push(Number(dur));
-      wall.push(elapsed);
-    }
-  }
-  return { median: median(server), max: Math.max(...server), wall: median(wall), status };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-
-interface Download {
-  name: string;
-  path: string;
-  firstByteMs: number;
-  totalMs: number;
-  bytes: number;
-  rows: number;
-}
-
-/** One download read whole: time to its first byte, to its end, its size and rows. */
-async function download(base: string, name: string, path: string): Promise<Download> {
-  const t = performance.now();
-  const response = await fetch(base + path);
-  if (response.status !== 200 || !response.body) throw new Error(`${path}: HTTP ${response.status}`);
-  let firstByteMs = 0;
-  let bytes = 0;
-  let rows = 0;
-  for await (const chunk of response.body) {
-    if (bytes === 0) firstByteMs = performance.now() - t;
-    bytes += chunk.byteLength;
-    for (const b of chunk) if (b === 0x0a) rows += 1;
-  }
-  return { name, path, firstByteMs, totalMs: performance.now() - t, bytes, rows: rows - 1 };
-}
 
 async function main(): Promise<void> {
   const { database, runs, only, write } = args();

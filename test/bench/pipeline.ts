@@ -29,13 +29,9 @@
  * shared: one run's figures move by 10-20%). `BENCH_WORKER_FLAGS='--max-semi-space-size=32'` passes
  * Node flags to the worker, to measure a runtime setting against the defaults.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/env.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -43,18 +39,16 @@ import { createRuntime } from '../../src/services/runtime.js';
 import type { Runtime } from '../../src/services/runtime.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/test-db.js';
-import type { TestDatabase } from '../helpers/test-db.js';
 import { cleanupPrefix } from '../helpers/test-queue.js';
-import { ROOT, sectionMarkers, writeBenchSection } from './bench-doc.js';
+import { sectionMarkers, writeBenchSection } from './bench-doc.js';
 import { beforeSide, currentSide, processCpuMs } from './bench-sides.js';
 import type { Side } from './bench-sides.js';
 import { median } from './median.js';
+import { databaseBytes, LATENCY, RAW_CONCURRENCY, rawFetchRate, REDIS_URL, startWeb, startWorker } from './pipeline-parts.js';
+import type { LoadWeb, Worker } from './pipeline-parts.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const FIRST_NIGHT = Date.UTC(2026, 2, 1, 3, 0, 0);
-const RAW_CONCURRENCY = 64;
-const LATENCY: [number, number] = [200, 400];
-const REDIS_URL = 'redis://127.0.0.1:6379';
 
 interface Args {
   sites: number;
@@ -77,87 +71,6 @@ function args(): Args {
   return { sites, write: !argv.includes('--no-write'), profile: at('--profile') ?? null, runs, before: at('--before') ?? null };
 }
 
-/** A child process that speaks JSON lines on stdout. */
-function lines(child: ChildProcess): AsyncIterator<string> {
-  return readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-}
-
-async function startWeb(): Promise<{ port: number; command: (c: object) => Promise<Record<string, unknown>>; close: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/load-web.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const out = lines(child);
-  const { port } = JSON.parse((await out.next()).value as string) as { port: number };
-  return {
-    port,
-    async command(c) {
-      child.stdin!.write(`${JSON.stringify(c)}\n`);
-      return JSON.parse((await out.next()).value as string) as Record<string, unknown>;
-    },
-    close: () => child.kill('SIGTERM'),
-  };
-}
-
-interface Worker {
-  child: ChildProcess;
-  /** Resident memory now, bytes. */
-  rss(): number;
-  /** Peak resident memory, bytes. */
-  peakRss(): number;
-  stop(): Promise<void>;
-}
-
-function procStatus(pid: number, field: string): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
-  return Number(kb ?? 0) * 1024;
-}
-
-async function startWorker(env: Record<string, string>, profile: string | null, bin: string): Promise<Worker> {
-  const node = [...(process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
-  const child = spawn(process.execPath, [...node, bin, 'worker'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    const rl = readline.createInterface({ input: child.stderr! });
-    rl.on('line', (line) => {
-      if (line.includes('"worker started"')) resolve();
-      else if (/"level":(50|60)/.test(line)) process.stderr.write(`worker: ${line}\n`);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
-  });
-  return {
-    child,
-    rss: () => procStatus(child.pid!, 'VmRSS'),
-    peakRss: () => procStatus(child.pid!, 'VmHWM'),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-/** The peer: a plain node:http loop over the same robots.txt, `RAW_CONCURRENCY` at a time, a new connection each. */
-async function rawFetchRate(port: number, sites: number): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  const one = (i: number) =>
-    new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: '/robots.txt', headers: { host: `s${i}.load.test` }, agent: false }, (res) => {
-        res.on('data', () => {});
-        res.on('end', resolve);
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-    });
-  await Promise.all(
-    Array.from({ length: RAW_CONCURRENCY }, async () => {
-      while (next < sites) await one(next++);
-    }),
-  );
-  return sites / ((performance.now() - started) / 1000);
-}
-
 interface Night {
   label: string;
   seconds: number;
@@ -168,7 +81,7 @@ interface Night {
   cpuMsPerSite: number;
 }
 
-async function night(rt: Runtime, web: Awaited<ReturnType<typeof startWeb>>, worker: Worker, n: number, label: string, sites: number): Promise<Night> {
+async function night(rt: Runtime, web: LoadWeb, worker: Worker, n: number, label: string, sites: number): Promise<Night> {
   await web.command({ count: true });
   let rssMax = 0;
   const cpuAtStart = processCpuMs(worker.child.pid!);
@@ -189,15 +102,6 @@ async function night(rt: Runtime, web: Awaited<ReturnType<typeof startWeb>>, wor
   const seconds = (finishedAt.getTime() - started) / 1000;
   const { answered } = (await web.command({ count: true })) as { answered: number };
   return { label, seconds, sitesPerSecond: sites / seconds, requests: answered, rssMax, cpuMsPerSite: (processCpuMs(worker.child.pid!) - cpuAtStart) / sites };
-}
-
-async function databaseBytes(db: TestDatabase): Promise<number> {
-  await db.pool.query('vacuum analyze');
-  const { rows } = await db.pool.query<{ n: string }>(
-    `select coalesce(sum(pg_total_relation_size(c.oid)), 0) as n from pg_class c join pg_namespace s on s.oid = c.relnamespace
-     where s.nspname = 'public' and c.relkind in ('r', 'm')`,
-  );
-  return Number(rows[0]!.n);
 }
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
@@ -238,12 +142,12 @@ async function measure(sites: number, profile: string | null, side: Side): Promi
     const nights: Night[] = [];
     nights.push(await night(rt, web, worker, 1, 'night 1: every site new', sites));
     nights.push(await night(rt, web, worker, 2, 'night 2: nothing changed', sites));
-    const afterNight2 = await databaseBytes(db);
+    const afterNight2 = await databaseBytes(db.pool);
     await web.command({ latency: LATENCY });
     nights.push(await night(rt, web, worker, 3, `night 3: nothing changed, answers delayed ${LATENCY[0]}-${LATENCY[1]} ms`, sites));
     await web.command({ latency: null });
     nights.push(await night(rt, web, worker, 4, 'night 4: nothing changed', sites));
-    const afterNight4 = await databaseBytes(db);
+    const afterNight4 = await databaseBytes(db.pool);
     const peakRss = worker.peakRss();
     const rawAfter = await rawFetchRate(web.port, sites);
     return { rawBefore, rawAfter, nights, perSiteNight: (afterNight4 - afterNight2) / (2 * sites), databaseAfter: afterNight4, peakRss };

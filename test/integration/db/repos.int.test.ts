@@ -39,7 +39,7 @@ const NIGHT = (day: number) => new Date(Date.UTC(2026, 10, day, 3, 0, 0));
 
 async function site(origin = 'https://a.example'): Promise<number> {
   await repos.sites.addSites([origin]);
-  return (await repos.sites.enabledSitesForRun()).find((s) => s.origin === origin)!.id;
+  return (await repos.sites.findSiteByOrigin(origin))!.id;
 }
 
 async function run(day: number): Promise<number> {
@@ -298,13 +298,16 @@ describe('night history (D-3, R-14): by the run clock', () => {
 });
 
 describe('sites for a run', () => {
-  it('enabled sites only, of one portfolio when given', async () => {
+  it('enabled sites only, in id order, of one portfolio when given', async () => {
     await repos.sites.addSites(['a.example', 'b.example'], { portfolio: 'shop' });
     await repos.sites.addSites(['c.example', 'd.example']);
     await testDb.db.execute(sql`update sites set enabled = false where origin = 'https://b.example'`);
     const shop = await repos.portfolios.findPortfolio('shop');
-    expect((await repos.sites.enabledSitesForRun()).map((s) => s.origin)).toEqual(['https://a.example', 'https://c.example', 'https://d.example']);
-    expect((await repos.sites.enabledSitesForRun({ portfolioId: shop!.id })).map((s) => s.origin)).toEqual(['https://a.example']);
+    const id = async (origin: string) => (await repos.sites.findSiteByOrigin(origin))!.id;
+    const [a, c, d] = [await id('https://a.example'), await id('https://c.example'), await id('https://d.example')];
+    expect(await repos.sites.enabledSiteIdsForRun()).toEqual([a, c, d].sort((x, y) => x - y));
+    expect(await repos.sites.enabledSiteIdsForRun({ portfolioId: shop!.id })).toEqual([a]);
+    expect(await repos.sites.enabledSiteIdsForRun({ portfolioId: shop!.id + 100 })).toEqual([]);
   });
 
   it('portfolios are created once and list their sizes', async () => {
