@@ -3,6 +3,7 @@
  * `audit --wait --at <night>` through the CLI, and read back what the night wrote, with SQL.
  */
 import { isTransientDbError } from '../../src/db/db-errors.js';
+import { until } from './poll.js';
 import { PORTABILITY_VERSION } from '../../src/robots/profiles/portability.js';
 import { expect } from 'vitest';
 import type { FixtureReply } from '../fixtures/web/index.js';
@@ -67,21 +68,8 @@ export async function replayNight(
  * used: the flake of postgres-restart.int.test.ts, issue 17) has not seen the state yet: it is
  * asked again, and the last such error is named if time runs out. Any other error fails at once.
  */
-export async function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 15_000, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown = null;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch (err) {
-      if (!isTransientDbError(err)) throw err;
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${lastError ? ` (last probe failed: ${(lastError as Error).message})` : ''}`, { cause: lastError });
-    }
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+export function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 15_000, everyMs = 50): Promise<void> {
+  return until(what, probe, timeoutMs, { everyMs, retryOn: isTransientDbError });
 }
 
 /** Waits until every delivery row has left `pending` and the alerts queue is idle. */

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { cliProcess } from './cli-process.js';
+import { until as poll } from './poll.js';
 import type { Pipeline } from './pipeline.js';
 
 /** Start-up (TypeScript through tsx), Redis and Postgres connections. */
@@ -39,12 +40,9 @@ export function spawnWorker(p: Pipeline, env: Record<string, string> = {}, datab
   };
 }
 
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Waits until `check` says yes, every 25 ms; an error it throws fails at once. */
+export function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  return poll(what, check, timeoutMs, { everyMs: 25, retryOn: () => false });
 }
 
 /** Stops a worker that is still running (SIGTERM) and waits for it. */
