@@ -311,7 +311,7 @@ function startAlertsWorker(rt: Runtime, { connection, prefix, lock }: WorkerBase
       // took the delivery over while this one was paused or away from Redis (a fence).
       const stillOurs = async () => token !== undefined && (await job.extendLock(token, lock.lockDuration)) === 1;
       const result = await rt.delivery.deliver(deliveryId, { stillOurs });
-      rt.recorder.deliveryEnded(result === 'already-delivered' ? 'already_delivered' : result === 'taken-over' ? 'taken_over' : result);
+      rt.recorder.deliveryEnded(DELIVERY_RESULT_METRIC[result]);
       return result;
     },
     { connection, prefix, concurrency: rt.config.ROBOTS_AUDIT_ALERT_CONCURRENCY, ...lock },
@@ -384,6 +384,9 @@ function watchWorker(rt: Runtime, w: Worker): void {
     if (job) rt.recorder.jobEnded(w.name, isFinalFailure(job, err) ? 'failed' : 'retried');
   });
 }
+
+/** A delivery's outcome as the deliveries metric names it (Prometheus label values in snake case). */
+const DELIVERY_RESULT_METRIC = { delivered: 'delivered', 'already-delivered': 'already_delivered', gone: 'gone', 'taken-over': 'taken_over' } as const;
 
 /** How many lost jobs' ids a worker remembers, so that each is counted once (a bound, not a window). */
 const LOST_JOBS_REMEMBERED = 1_000;
