@@ -33,7 +33,7 @@ describeFault('a worker host killed mid-run, started again later', {
     for (const host of c.workerHosts) {
       if (host === victim) continue;
       const m = await c.metrics(c.workers.get(host.name)!);
-      failedBatches += m?.get('robots_audit_jobs_total{queue="fetch",result="failed"}') ?? 0;
+      failedBatches += m?.sum('robots_audit_jobs_total', { queue: 'fetch', result: 'failed' }) ?? 0;
     }
     expect(failedBatches, 'stalled batches failed by the survivors (all nights so far)').toBeGreaterThan(0);
     expect(receivedWebhooks(c).ids).toBe(await deliveredCount(c));

@@ -20,6 +20,8 @@ import pg from 'pg';
 import { startWebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import type { WebhookReceiver } from '../../fixtures/webhook-receiver.js';
 import { CLI_SOURCE_ENTRY } from '../../helpers/cli-process.js';
+import { parseScrape } from '../../helpers/prometheus.js';
+import type { Scrape } from '../../helpers/prometheus.js';
 import { SENTINEL_MASTER, managed, startPostgres, startRedis, waitFor } from './data-host.js';
 import type { ManagedProcess, PostgresServer, RedisServers } from './data-host.js';
 import { createNetwork } from './netns.js';
@@ -71,8 +73,8 @@ export interface Cluster {
   requestCounts(): Promise<Record<string, number>>;
   /** Starts (or starts again) the worker of a worker host. */
   startWorker(host: Host): Promise<RobotsAuditProcess>;
-  /** A process's metrics, or null when it cannot be reached. */
-  metrics(p: RobotsAuditProcess): Promise<Map<string, number> | null>;
+  /** A process's metrics (read as Prometheus reads them: test/helpers/prometheus.ts), or null when it cannot be reached. */
+  metrics(p: RobotsAuditProcess): Promise<Scrape | null>;
   close(): Promise<void>;
 }
 
@@ -205,7 +207,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       async metrics(p) {
         try {
           const res = await fetch(`http://${p.host.address}:${METRICS_PORT}/metrics`, { signal: AbortSignal.timeout(3_000) });
-          return parseMetrics(await res.text());
+          return parseScrape(await res.text());
         } catch {
           return null;
         }
@@ -254,15 +256,4 @@ async function startWebHost(net: Network, web: Host, dir: string): Promise<{ com
     },
     close: () => void child.kill('SIGKILL'),
   };
-}
-
-/** Prometheus text: each sample's value by its name and labels as written (`name{a="b"}`). */
-export function parseMetrics(text: string): Map<string, number> {
-  const values = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const i = line.lastIndexOf(' ');
-    values.set(line.slice(0, i), Number(line.slice(i + 1)));
-  }
-  return values;
 }

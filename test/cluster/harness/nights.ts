@@ -50,9 +50,7 @@ async function counters(c: Cluster): Promise<Map<string, { stored: number; lost:
   for (const w of c.workers.values()) {
     const m = await c.metrics(w);
     if (!m) continue;
-    let lost = 0;
-    for (const [k, v] of m) if (k.startsWith('robots_audit_jobs_total{') && k.includes('result="lost"')) lost += v;
-    out.set(w.host.name, { stored: m.get('robots_audit_nights_stored_total') ?? 0, lost });
+    out.set(w.host.name, { stored: m.sum('robots_audit_nights_stored_total'), lost: m.sum('robots_audit_jobs_total', { result: 'lost' }) });
   }
   return out;
 }
